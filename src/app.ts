@@ -1,0 +1,109 @@
+/**
+ * Composes the HTTP application: no I/O at import, everything it needs comes in through `AppContext`.
+ * Order of a namespace request: log → parse body → authenticate → authorise (coarse capability) → validate against
+ * the spec → handler → error mapper (DECISIONS.md: authenticate and authorise first, then validate).
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type Request, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pinoHttp } from 'pino-http';
+import { NAMESPACE } from './config';
+import type { AppContext } from './http/context';
+import { ApiError, errorHandler } from './http/errors';
+import { authenticate, authorise } from './http/auth';
+import { serviceIndex } from './http/discovery';
+import { handlers } from './http/routes';
+import type { Operation } from './http/spec';
+import { isMigrated } from './db/migrate';
+import type { Logger } from './logger';
+
+export interface AppOptions {
+  logger: Logger;
+  /** Validate every response against the spec (tests: a response outside the spec becomes a 500). */
+  validateResponses?: boolean;
+}
+
+export function createApp(context: AppContext, { logger, validateResponses = false }: AppOptions): Express {
+  const { config, spec } = context;
+  const namespace = `${config.basePath}/${NAMESPACE}`;
+  const app = express();
+  app.locals.context = context;
+  app.set('query parser', 'extended');
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+
+  app.use(requestLogger(logger));
+  app.get(`${config.basePath}/livez`, (_req, res) => { res.json({ status: 'ok' }); });
+  app.get(`${config.basePath}/readyz`, readiness(context));
+  app.get(`${config.basePath || ''}/`, serviceIndex);
+
+  app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
+  app.use(namespace, authenticate);
+  for (const op of spec.operations) {
+    if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
+  }
+  app.use(OpenApiValidator.middleware({
+    apiSpec: withServer(context, namespace),
+    validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
+    validateResponses: validateResponses ? { allErrors: true } : false,
+    validateSecurity: false,
+    $refParser: { mode: 'dereference' },
+    ignorePaths: (path: string) => !path.startsWith(namespace),
+  }));
+  for (const op of spec.operations) {
+    app[op.method](namespace + op.expressPath, remember(op), handlers[op.operationId as keyof typeof handlers] as RequestHandler);
+  }
+  app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });
+  app.use(errorHandler);
+  return app;
+}
+
+/** The validator reads a copy of the spec whose server is this deployment's namespace path. */
+function withServer({ spec }: AppContext, namespace: string) {
+  return { ...structuredClone(spec.document), servers: [{ url: namespace }] } as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
+}
+
+function remember(op: Operation): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.operation = op;
+    next();
+  };
+}
+
+function readiness({ db }: AppContext): RequestHandler {
+  return async (_req, res) => {
+    try {
+      await db.raw('select 1');
+      const migrated = await isMigrated(db);
+      res.status(migrated ? 200 : 503).json({ status: migrated ? 'ready' : 'migrating' });
+    } catch {
+      res.status(503).json({ status: 'database unreachable' });
+    }
+  };
+}
+
+/** One log line per request with a request id (sent back as X-Request-Id); query passwords are masked. */
+function requestLogger(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId(req, res) {
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    serializers: {
+      req: (req: Request & { id?: string; raw?: Request }) => ({
+        id: req.id,
+        method: req.method,
+        url: maskSecrets(req.url ?? ''),
+        remoteAddress: req.socket?.remoteAddress ?? req.raw?.socket?.remoteAddress,
+      }),
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+  });
+}
+
+export function maskSecrets(url: string): string {
+  return url.replace(/([?&](?:password|pass|pwd)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
+}

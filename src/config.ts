@@ -1,0 +1,62 @@
+/** Configuration from the environment (DECISIONS.md, "Running the service"). Parsed once, validated, frozen. */
+import { DateTime } from 'luxon';
+
+export const NAMESPACE = 'calendar/events/v1';
+export const LANGUAGES = ['nl', 'en', 'fr', 'de', 'it', 'ja', 'nb', 'pl', 'pt-br', 'es', 'sv'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Path prefix of the REST root, '' or '/something' without a trailing slash. */
+  basePath: string;
+  databaseUrl: string;
+  siteTimezone: string;
+  defaultLanguage: Language;
+  /** Public site URL for `url` fields; undefined means "the REST root of the request". */
+  publicUrl?: string;
+  admin?: { login: string; password: string };
+  logLevel: string;
+  trustProxy: boolean;
+  /** Failed logins allowed per login (and, ×5, per address) in one window before 429. */
+  loginMaxFailures: number;
+  loginFailureWindowSeconds: number;
+  bodyLimit: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const port = integer(env.PORT, 8080, 'PORT', 0, 65535);
+  const basePath = (env.BASE_PATH ?? '').replace(/\/+$/, '');
+  if (basePath && !basePath.startsWith('/')) throw new ConfigError('BASE_PATH must start with "/"');
+  const siteTimezone = env.SITE_TIMEZONE || 'UTC';
+  if (!DateTime.now().setZone(siteTimezone).isValid) throw new ConfigError(`SITE_TIMEZONE is not a known time zone: ${siteTimezone}`);
+  const defaultLanguage = (env.DEFAULT_LANGUAGE || 'en') as Language;
+  if (!LANGUAGES.includes(defaultLanguage)) throw new ConfigError(`DEFAULT_LANGUAGE must be one of ${LANGUAGES.join(', ')}`);
+  const publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : undefined;
+  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError('PUBLIC_URL must be an absolute http(s) URL');
+  if (Boolean(env.ADMIN_LOGIN) !== Boolean(env.ADMIN_PASSWORD)) throw new ConfigError('ADMIN_LOGIN and ADMIN_PASSWORD go together');
+  return Object.freeze({
+    port,
+    host: env.HOST || '0.0.0.0',
+    basePath,
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/calendar.sqlite',
+    siteTimezone,
+    defaultLanguage,
+    publicUrl,
+    admin: env.ADMIN_LOGIN ? { login: env.ADMIN_LOGIN, password: env.ADMIN_PASSWORD as string } : undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    loginMaxFailures: integer(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES', 1, 1_000_000),
+    loginFailureWindowSeconds: integer(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS', 1, 86_400 * 30),
+    bodyLimit: env.BODY_LIMIT || '1mb',
+  });
+}
+
+function integer(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}

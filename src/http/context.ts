@@ -1,0 +1,17 @@
+/** What every handler can reach: configuration, database, spec. Stored once on `app.locals`. */
+import type { Request } from 'express';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import type { LoadedSpec } from './spec';
+import type { Throttle } from './throttle';
+
+export interface AppContext {
+  config: Readonly<Config>;
+  db: Db;
+  spec: LoadedSpec;
+  throttle: Throttle;
+}
+
+export function context(req: Pick<Request, 'app'>): AppContext {
+  return req.app.locals.context as AppContext;
+}

@@ -1,0 +1,79 @@
+/**
+ * Errors in the WordPress REST shape `{code, message, data: {status, …}}` (tec-compat.md §2). Code throws an
+ * `ApiError`; `errorHandler` is the one place that turns anything thrown (ours, the validator's, the body parser's)
+ * into that shape, in the request's language.
+ */
+import type { ErrorRequestHandler } from 'express';
+import type { MessageKey } from '../i18n/messages';
+import { message } from '../i18n/messages';
+import { translateValidatorError } from './validation-errors';
+import { requestLanguage } from './language';
+
+type MessageValues = Record<string, string | number>;
+
+/** A parameter problem: `[key, values]` of the message, so it can be rendered in the caller's language. */
+export type ParamProblem = [MessageKey, MessageValues?];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly messageKey: MessageKey,
+    readonly values: MessageValues = {},
+    /** Extra members of `data` (already in wire form), e.g. `term_id`. */
+    readonly data: Record<string, unknown> = {},
+    /** For `rest_invalid_param`: each bad parameter with its problem. */
+    readonly params?: Record<string, ParamProblem>,
+    /** For `rest_missing_callback_param`: the missing names. */
+    readonly missing?: string[],
+  ) {
+    super(`${code}: ${messageKey}`);
+  }
+}
+
+/** 400 `rest_invalid_param` naming each bad parameter. */
+export function invalidParams(params: Record<string, ParamProblem>): ApiError {
+  return new ApiError(400, 'rest_invalid_param', 'invalid_params', { names: Object.keys(params).join(', ') }, {}, params);
+}
+
+export function invalidParam(name: string, key: MessageKey = 'invalid_param', values: MessageValues = {}): ApiError {
+  return invalidParams({ [name]: [key, values] });
+}
+
+export function missingParams(names: string[]): ApiError {
+  return new ApiError(400, 'rest_missing_callback_param', 'missing_params', { names: names.join(', ') }, {}, undefined, names);
+}
+
+export function notImplemented(): never {
+  throw new ApiError(501, 'not_implemented', 'not_implemented');
+}
+
+export function toWire(error: ApiError, language: ReturnType<typeof requestLanguage>): object {
+  const data: Record<string, unknown> = { status: error.status, ...error.data };
+  if (error.params) {
+    data.params = Object.fromEntries(Object.entries(error.params).map(([name, [key, values]]) => [name, message(language, key, { name, ...values })]));
+    data.details = {};
+  }
+  if (error.missing) data.params = error.missing;
+  return { code: error.code, message: message(language, error.messageKey, error.values), data };
+}
+
+/** The last middleware: every error leaves here in the wire shape; unexpected ones are logged, never leaked. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const error = asApiError(err);
+  if (error.status === 500) req.log?.error({ err }, 'request failed');
+  if (res.headersSent) return;
+  if (error.status === 429 && typeof error.data.retry_after === 'number') res.setHeader('Retry-After', String(error.data.retry_after));
+  res.status(error.status).json(toWire(error, requestLanguage(req)));
+};
+
+function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const translated = translateValidatorError(err);
+  if (translated) return translated;
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return new ApiError(400, 'rest_invalid_json', 'invalid_json');
+  if (type === 'entity.too.large') return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new ApiError(415, 'rest_unsupported_media_type', 'unsupported_media_type');
+  return new ApiError(500, 'rest_internal_error', 'internal_error');
+}

@@ -1,0 +1,27 @@
+/**
+ * `Handler<'operationId'>`: an Express handler whose params, query, body and JSON response are typed from the
+ * generated spec types, so a handler cannot read a parameter or answer a shape the spec does not declare.
+ */
+import type { Request, Response } from 'express';
+import type { operations } from '../../generated/schema';
+
+export type OperationId = keyof operations;
+
+type Params<O extends OperationId> = operations[O]['parameters'];
+type PathOf<O extends OperationId> = Params<O> extends { path: infer P } ? (P extends undefined ? object : P) : object;
+type QueryOf<O extends OperationId> = Params<O> extends { query?: infer Q } ? NonNullable<Q> : object;
+type BodyOf<O extends OperationId> = operations[O] extends { requestBody?: { content: infer C } }
+  ? C extends { 'application/json': infer B } ? B : never
+  : never;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type SuccessOf<O extends OperationId> = {
+  [S in keyof operations[O]['responses']]: S extends 200 | 201 ? Json<operations[O]['responses'][S]> : never;
+}[keyof operations[O]['responses']];
+
+/** Distributes over a union of operations: `TypedRequest<'a' | 'b'>` is either request. */
+export type TypedRequest<O extends OperationId> = O extends OperationId ? Request<PathOf<O>, SuccessOf<O>, Partial<BodyOf<O>>, QueryOf<O>> : never;
+export type TypedResponse<O extends OperationId> = Response<SuccessOf<O>>;
+export type Handler<O extends OperationId> = (req: TypedRequest<O>, res: TypedResponse<O>) => Promise<void> | void;
+
+/** One handler per operation of the spec: a missing entry fails type-checking. */
+export type HandlerTable = { [O in OperationId]: Handler<O> };

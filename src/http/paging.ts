@@ -1,0 +1,75 @@
+/**
+ * Paging shared by the five lists: `page`/`per_page` (capped at 50), the envelope with `rest_url`,
+ * `next_rest_url`, `previous_rest_url`, `total`, `total_pages`, and the X-TEC-*, X-WP-* and Link headers.
+ */
+import type { Response } from 'express';
+import type { Operation } from './spec';
+import { restRoot, type RequestLike } from './urls';
+import { ApiError } from './errors';
+
+export const MAX_PER_PAGE = 50;
+
+export interface Paging {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export function paging(query: { page?: number; per_page?: number }): Paging {
+  const page = query.page ?? 1;
+  const perPage = Math.min(query.per_page ?? 15, MAX_PER_PAGE);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
+
+interface ListPage<T> {
+  key: ListKey;
+  items: T[];
+  total: number;
+  paging: Paging;
+}
+
+/** Sends a list page. Events, venues and organizers answer 404 `<kind>-archive-page-not-found` past the last page. */
+export function sendList<T>(req: RequestLike, res: Response, { key, items, total, paging: { page, perPage } }: ListPage<T>): void {
+  const totalPages = Math.ceil(total / perPage);
+  const isTerm = key === 'categories' || key === 'tags';
+  if (!isTerm && page > 1 && items.length === 0) {
+    const kind = key.slice(0, -1);
+    throw new ApiError(404, `${kind}-archive-page-not-found`, 'archive_page_not_found');
+  }
+  const url = (n: number) => pageUrl(req, key, n, perPage);
+  const next = page < totalPages ? url(page + 1) : undefined;
+  const previous = page > 1 && (isTerm || page - 1 <= totalPages) ? url(page - 1) : undefined;
+
+  res.setHeader('X-TEC-Total', String(total));
+  res.setHeader('X-TEC-TotalPages', String(totalPages));
+  res.setHeader('X-WP-Total', String(total));
+  res.setHeader('X-WP-TotalPages', String(totalPages));
+  const linkHeader = [next && `<${next}>; rel="next"`, previous && `<${previous}>; rel="prev"`].filter(Boolean);
+  if (linkHeader.length) res.setHeader('Link', linkHeader.join(', '));
+
+  const pageLinks = { ...(next && { next_rest_url: next }), ...(previous && { previous_rest_url: previous }) };
+  const restUrl = url(page);
+  res.json(isTerm
+    ? { rest_url: restUrl, total, total_pages: totalPages, [key]: items, ...pageLinks }
+    : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages });
+}
+
+/**
+ * The collection URL with every declared query parameter the caller sent (as validated), `page` and the effective
+ * `per_page`, percent-encoded, in the spec's parameter order (DECISIONS.md: echo every filter).
+ */
+function pageUrl(req: RequestLike, key: ListKey, page: number, perPage: number): string {
+  const operation = req.res?.locals.operation as Operation;
+  const sent = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+  const query = req.query as Record<string, unknown>;
+  const params = new URLSearchParams({ page: String(page), per_page: String(perPage) });
+  for (const { name, in: location } of operation.parameters) {
+    if (location !== 'query' || name === 'page' || name === 'per_page') continue;
+    if (!sent.has(name) && !sent.has(`${name}[]`)) continue;
+    const value = query[name];
+    if (value !== undefined) params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  return `${restRoot(req)}/${key}/?${params.toString().replace(/\+/g, '%20')}`;
+}

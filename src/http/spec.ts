@@ -1,0 +1,70 @@
+/**
+ * The bundled OpenAPI document (generated/openapi.json) is the source of truth for routes: the app registers one
+ * Express route per spec operation, the validator checks requests against it, `/` and `/doc` are derived from it.
+ */
+import fs from 'node:fs';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { BUNDLED_SPEC } from '../paths';
+import { isCapability, type Capability } from '../users/roles';
+
+export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+export type Method = (typeof METHODS)[number];
+
+export interface Operation {
+  operationId: string;
+  method: Method;
+  /** The spec path, e.g. `/events/{id}`. */
+  path: string;
+  /** The same for Express, e.g. `/events/:id`. */
+  expressPath: string;
+  /** Checked before validation (DECISIONS.md: authenticate, authorise, then validate). */
+  capability?: Capability;
+  definition: OpenAPIV3_1.OperationObject;
+  /** Path-item and operation parameters, resolved. */
+  parameters: OpenAPIV3_1.ParameterObject[];
+}
+
+export interface LoadedSpec {
+  document: OpenAPIV3_1.Document;
+  operations: Operation[];
+}
+
+export function loadSpec(file = BUNDLED_SPEC): LoadedSpec {
+  const document = JSON.parse(fs.readFileSync(file, 'utf8')) as OpenAPIV3_1.Document;
+  return { document, operations: listOperations(document) };
+}
+
+function listOperations(document: OpenAPIV3_1.Document): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!item) continue;
+    for (const method of METHODS) {
+      const definition = item[method];
+      if (!definition?.operationId) continue;
+      const capability = (definition as Record<string, unknown>)['x-capability'];
+      if (capability !== undefined && (typeof capability !== 'string' || !isCapability(capability))) {
+        throw new Error(`${definition.operationId}: unknown x-capability ${String(capability)}`);
+      }
+      operations.push({
+        operationId: definition.operationId,
+        method,
+        path,
+        expressPath: path.replace(/\{(\w+)\}/g, ':$1'),
+        capability: capability as Capability | undefined,
+        definition,
+        parameters: [...(item.parameters ?? []), ...(definition.parameters ?? [])].map((p) => resolve(document, p)),
+      });
+    }
+  }
+  return operations;
+}
+
+/** Follows a local `$ref` (`#/components/...`) in the bundled document. */
+export function resolve<T>(document: OpenAPIV3_1.Document, value: T | OpenAPIV3_1.ReferenceObject): T {
+  if (!value || typeof value !== 'object' || !('$ref' in value)) return value as T;
+  const target = value.$ref.replace(/^#\//, '').split('/').reduce<unknown>(
+    (node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+    document,
+  );
+  return resolve(document, target as T | OpenAPIV3_1.ReferenceObject);
+}

@@ -1,0 +1,84 @@
+/**
+ * Maps express-openapi-validator errors onto the WordPress error codes (STYLE.md C8): missing required parameters →
+ * `rest_missing_callback_param`, any other failed check → `rest_invalid_param` with one message per parameter,
+ * unknown route or method → `rest_no_route` (WordPress never answers 405).
+ */
+import { error as validatorErrors } from 'express-openapi-validator';
+import type { MessageKey } from '../i18n/messages';
+import { ApiError, invalidParams, missingParams, type ParamProblem } from './errors';
+
+interface ValidatorItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+interface ValidatorError {
+  status: number;
+  errors?: ValidatorItem[];
+  message?: string;
+}
+
+// every validator error class extends its (unexported) HttpError
+const HttpError = Object.getPrototypeOf(validatorErrors.BadRequest) as abstract new (...args: never[]) => ValidatorError;
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  return err instanceof HttpError;
+}
+
+export function translateValidatorError(err: unknown): ApiError | undefined {
+  if (!isValidatorError(err)) return undefined;
+  switch (err.status) {
+    case 404:
+    case 405:
+      return new ApiError(404, 'rest_no_route', 'no_route');
+    case 413:
+      return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
+    case 415:
+      return new ApiError(415, 'rest_unsupported_media_type', 'unsupported_media_type');
+    case 400:
+      return fromItems(err.errors ?? []);
+    default:
+      return undefined;
+  }
+}
+
+function fromItems(items: ValidatorItem[]): ApiError {
+  const missing = items.filter((item) => item.errorCode === 'required.openapi.validation').map(parameterName);
+  if (missing.length) return missingParams([...new Set(missing)]);
+  const params: Record<string, ParamProblem> = {};
+  for (const item of items) {
+    const name = parameterName(item);
+    params[name] ??= problem(item);
+  }
+  return invalidParams(Object.keys(params).length ? params : { body: ['invalid_param'] });
+}
+
+/** `/query/per_page`, `/body/venue/zip`, `/params/id` → the top-level parameter name. */
+function parameterName(item: ValidatorItem): string {
+  const [, , name] = (item.path ?? '').split('/');
+  return name ? decodeURIComponent(name.replace(/~1/g, '/').replace(/~0/g, '~')) : 'body';
+}
+
+const KEYWORD_PROBLEMS: Record<string, (text: string) => ParamProblem> = {
+  type: (text) => ['param_type', { type: text.replace(/^must be /, '').replace(/,/g, ', ') }],
+  minimum: (text) => ['param_minimum', { limit: number(text) }],
+  maximum: (text) => ['param_maximum', { limit: number(text) }],
+  minLength: (text) => ['param_min_length', { limit: number(text) }],
+  maxLength: (text) => ['param_max_length', { limit: number(text) }],
+  enum: (text) => ['param_enum', { values: text.split(': ').slice(1).join(': ') || '…' }],
+  pattern: () => ['param_pattern'],
+  format: (text) => ['param_format', { format: /"([^"]+)"/.exec(text)?.[1] ?? 'value' }],
+  oneOf: () => ['param_one_of'],
+  anyOf: () => ['param_one_of'],
+};
+
+function problem(item: ValidatorItem): ParamProblem {
+  const keyword = (item.errorCode ?? '').replace('.openapi.validation', '');
+  const make = KEYWORD_PROBLEMS[keyword];
+  return make ? make(item.message ?? '') : ['invalid_param' as MessageKey];
+}
+
+function number(text: string): number {
+  return Number(/-?\d+(\.\d+)?/.exec(text)?.[0] ?? NaN);
+}

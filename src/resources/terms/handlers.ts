@@ -1,0 +1,54 @@
+/** HTTP handlers of the category and tag routes: validated request in, service call, wire shape out. */
+import type { Response } from 'express';
+import type { HandlerTable, TypedRequest } from '../../http/handler';
+import { context } from '../../http/context';
+import { requestLanguage } from '../../http/language';
+import { paging, sendList } from '../../http/paging';
+import { toWireTerm, termUrls } from './mapper';
+import * as service from './service';
+import { CATEGORIES, TAGS, type TaxonomyInfo } from './taxonomies';
+
+type Req<C extends keyof HandlerTable, T extends keyof HandlerTable> = TypedRequest<C | T>;
+
+function handlersFor(info: TaxonomyInfo) {
+  return {
+    async list(req: Req<'listCategories', 'listTags'>, res: Response) {
+      const page = paging(req.query);
+      const { rows, total } = await service.listTerms(context(req).db, info, req.query, page);
+      sendList(req, res, { key: info.key, items: rows.map((row) => toWireTerm(req, info, row)), total, paging: page });
+    },
+    async create(req: Req<'createCategory', 'createTag'>, res: Response) {
+      const term = await service.createTerm(context(req).db, info, req.body, requestLanguage(req));
+      res.status(201).location(termUrls(req, info, term).self).json(toWireTerm(req, info, term));
+    },
+    async get(req: Req<'getCategory', 'getTag'>, res: Response) {
+      res.json(toWireTerm(req, info, await service.getTerm(context(req).db, info, req.params.id)));
+    },
+    async update(req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>, res: Response) {
+      res.json(toWireTerm(req, info, await service.updateTerm(context(req).db, info, req.params.id, req.body ?? {})));
+    },
+    async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
+      res.json(toWireTerm(req, info, await service.deleteTerm(context(req).db, info, req.params.id)));
+    },
+  };
+}
+
+const categories = handlersFor(CATEGORIES);
+const tags = handlersFor(TAGS);
+
+export const termHandlers = {
+  listCategories: categories.list,
+  createCategory: categories.create,
+  getCategory: categories.get,
+  updateCategory: categories.update,
+  replaceCategory: categories.update,
+  patchCategory: categories.update,
+  deleteCategory: categories.remove,
+  listTags: tags.list,
+  createTag: tags.create,
+  getTag: tags.get,
+  updateTag: tags.update,
+  replaceTag: tags.update,
+  patchTag: tags.update,
+  deleteTag: tags.remove,
+} satisfies Partial<HandlerTable>;

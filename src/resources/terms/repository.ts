@@ -1,0 +1,157 @@
+/** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
+import type { Knex } from 'knex';
+import type { Executor } from '../../db/knex';
+import { toNumber, whereContains } from '../../db/dialect';
+
+export type Taxonomy = 'tribe_events_cat' | 'post_tag';
+
+export interface TermRow {
+  id: number;
+  taxonomy: Taxonomy;
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+  language: string;
+  /** Published events with this term. */
+  count: number;
+}
+
+export interface TermFilters {
+  search?: string;
+  include?: number[];
+  exclude?: number[];
+  parent?: number;
+  post?: number;
+  slug?: string;
+  hideEmpty: boolean;
+  orderBy: TermOrder;
+  descending: boolean;
+}
+
+export type TermOrder = 'id' | 'name' | 'slug' | 'description' | 'count' | 'parent' | 'include';
+
+/** Published events linked to the term (WordPress keeps this as `count`). */
+function publishedEvents(db: Executor, termColumn: string): Knex.QueryBuilder {
+  return db('term_relationships as tr')
+    .join('posts as p', 'p.id', 'tr.post_id')
+    .whereRaw('?? = ??', ['tr.term_id', termColumn])
+    .andWhere({ 'p.type': 'event', 'p.status': 'publish' });
+}
+
+function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
+  return db('terms as t')
+    .where('t.taxonomy', taxonomy)
+    .select('t.*', publishedEvents(db, 't.id').count('*').as('count'));
+}
+
+function normalise(row: TermRow): TermRow {
+  return { ...row, id: toNumber(row.id), parent: toNumber(row.parent), count: toNumber(row.count) };
+}
+
+export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
+  const row = await selectTerms(db, taxonomy).andWhere('t.id', id).first();
+  return row && normalise(row);
+}
+
+export async function findTermBySlug(db: Executor, taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
+  const row = await selectTerms(db, taxonomy).andWhere('t.slug', slug).first();
+  return row && normalise(row);
+}
+
+export async function listTerms(db: Executor, taxonomy: Taxonomy, filters: TermFilters, limit: number, offset: number): Promise<{ rows: TermRow[]; total: number }> {
+  const filtered = (query: Knex.QueryBuilder) => applyFilters(db, query, filters);
+  const [{ total }] = await filtered(db('terms as t').where('t.taxonomy', taxonomy)).count({ total: '*' });
+  const rows = await order(filtered(selectTerms(db, taxonomy)), filters).limit(limit).offset(offset);
+  return { rows: rows.map(normalise), total: toNumber(total) };
+}
+
+function applyFilters(db: Executor, query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
+  if (f.search) query.where((q) => { whereContains(q, 't.name', f.search as string); q.orWhere((o) => whereContains(o, 't.slug', f.search as string)); });
+  if (f.include) query.whereIn('t.id', f.include);
+  if (f.exclude?.length) query.whereNotIn('t.id', f.exclude);
+  if (f.parent !== undefined) query.where('t.parent', f.parent);
+  if (f.slug !== undefined) query.where('t.slug', f.slug);
+  if (f.post !== undefined) query.whereExists(db('term_relationships as r').whereRaw('r.term_id = t.id').andWhere('r.post_id', f.post));
+  if (f.hideEmpty) query.whereExists(publishedEvents(db, 't.id').select(db.raw('1')));
+  return query;
+}
+
+function order(query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
+  const direction = f.descending ? 'desc' : 'asc';
+  if (f.orderBy === 'include' && f.include?.length) {
+    const cases = f.include.map((id, index) => `when ${Number(id)} then ${index}`).join(' ');
+    return query.orderByRaw(`case t.id ${cases} end ${direction}`).orderBy('t.id', direction);
+  }
+  const column = f.orderBy === 'count' ? 'count' : `t.${f.orderBy === 'include' ? 'id' : f.orderBy}`;
+  return query.orderBy(column, direction).orderBy('t.id', direction);
+}
+
+/** Existing ids of this taxonomy among `refs` (ids or slugs), and the refs that match nothing. */
+export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Array<number | string>): Promise<{ ids: number[]; unknown: Array<number | string> }> {
+  const numeric = refs.filter((ref) => /^\d+$/.test(String(ref))).map(Number);
+  const slugs = refs.filter((ref) => !/^\d+$/.test(String(ref))).map(String);
+  const rows: Array<{ id: number; slug: string }> = refs.length
+    ? await db('terms').where('taxonomy', taxonomy)
+      .andWhere((q) => { q.whereIn('id', numeric).orWhereIn('slug', slugs); })
+      .select('id', 'slug')
+    : [];
+  const byId = new Set(rows.map((r) => toNumber(r.id)));
+  const bySlug = new Map(rows.map((r) => [r.slug, toNumber(r.id)]));
+  const ids: number[] = [];
+  const unknown: Array<number | string> = [];
+  for (const ref of refs) {
+    const id = /^\d+$/.test(String(ref)) ? (byId.has(Number(ref)) ? Number(ref) : undefined) : bySlug.get(String(ref));
+    if (id === undefined) unknown.push(ref);
+    else if (!ids.includes(id)) ids.push(id);
+  }
+  return { ids, unknown };
+}
+
+/** A term of this taxonomy whose name equals `name` case-insensitively, under `parent` when given. */
+export async function findTermByName(db: Executor, taxonomy: Taxonomy, name: string, parent?: number): Promise<{ id: number } | undefined> {
+  const query = db('terms').where('taxonomy', taxonomy).andWhereRaw('lower(name) = ?', [name.toLowerCase()]).select('id');
+  if (parent !== undefined) query.andWhere('parent', parent);
+  const row = await query.first();
+  return row && { id: toNumber(row.id) };
+}
+
+/** Every slug of the taxonomy that is `base` or starts with `base-` (for making a slug unique). */
+export async function slugsLike(db: Executor, taxonomy: Taxonomy, base: string): Promise<string[]> {
+  const rows: Array<{ slug: string }> = await db('terms').where('taxonomy', taxonomy)
+    .andWhere((q) => { q.where('slug', base).orWhereRaw(`slug like ? escape '\\'`, [`${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`]); })
+    .select('slug');
+  return rows.map((r) => r.slug);
+}
+
+export async function parentOf(db: Executor, taxonomy: Taxonomy, id: number): Promise<number | undefined> {
+  const row = await db('terms').where({ taxonomy, id }).select('parent').first();
+  return row ? toNumber(row.parent) : undefined;
+}
+
+export interface TermValues {
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+  language: string;
+}
+
+export async function insertTerm(db: Executor, taxonomy: Taxonomy, values: TermValues): Promise<number> {
+  const [row] = await db('terms').insert({ taxonomy, ...values }).returning('id');
+  return toNumber(row.id);
+}
+
+export async function updateTerm(db: Executor, taxonomy: Taxonomy, id: number, values: Partial<TermValues>): Promise<void> {
+  if (Object.keys(values).length) await db('terms').where({ taxonomy, id }).update(values);
+}
+
+/** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */
+export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<TermRow, 'id' | 'parent'>): Promise<void> {
+  await db('terms').where({ taxonomy, parent: term.id }).update({ parent: term.parent });
+  await db('terms').where({ taxonomy, id: term.id }).delete();
+}
+
+export async function eventExists(db: Executor, id: number): Promise<boolean> {
+  return Boolean(await db('posts').where({ id, type: 'event' }).first('id'));
+}

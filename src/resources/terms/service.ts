@@ -1,0 +1,142 @@
+/**
+ * The rules of category and tag writes and lists (tec-compat §4.10, §5.3): names unique per level, slugs unique
+ * per taxonomy, parents that exist and make no cycle, permanent deletes. Each write is one transaction.
+ */
+import type { Knex } from 'knex';
+import type { components, operations } from '../../../generated/schema';
+import type { Db, Executor } from '../../db/knex';
+import { transactionWithRetry } from '../../db/dialect';
+import { ApiError, invalidParam } from '../../http/errors';
+import type { Paging } from '../../http/paging';
+import { sanitizeHtml } from '../../domain/html';
+import { firstFreeSlug, makeSlug } from '../../domain/slugs';
+import * as repo from './repository';
+import type { TermFilters, TermOrder, TermRow } from './repository';
+import type { TaxonomyInfo } from './taxonomies';
+
+type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
+export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
+
+/** 400 `rest_invalid_param` naming `id` for an id that is not a term of this taxonomy (as the plugin). */
+export async function getTerm(db: Executor, info: TaxonomyInfo, id: number): Promise<TermRow> {
+  const term = await repo.findTerm(db, info.taxonomy, id);
+  if (!term) throw invalidParam('id', 'term_invalid_id');
+  return term;
+}
+
+export async function listTerms(db: Db, info: TaxonomyInfo, query: TermListQuery, { perPage, offset }: Paging) {
+  return repo.listTerms(db, info.taxonomy, await filters(db, info, query), perPage, offset);
+}
+
+const ORDERS: Record<string, TermOrder> = {
+  id: 'id', name: 'name', slug: 'slug', description: 'description', count: 'count', parent: 'parent',
+  include: 'include', include_slugs: 'include', term_group: 'id', none: 'id',
+};
+
+async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promise<TermFilters> {
+  const known = async (name: 'include' | 'exclude', refs?: Array<number | string>) => {
+    if (!refs) return undefined;
+    const { ids, unknown } = await repo.resolveTermRefs(db, info.taxonomy, refs);
+    if (unknown.length) throw invalidParam(name, 'term_invalid_id');
+    return ids;
+  };
+  const post = query.event ?? query.post;
+  if (post !== undefined && !(await repo.eventExists(db, post))) throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
+  if (query.parent !== undefined && !(await repo.findTerm(db, info.taxonomy, query.parent))) throw invalidParam('parent', 'term_parent_invalid');
+  return {
+    search: query.search,
+    include: await known('include', query.include),
+    exclude: await known('exclude', query.exclude),
+    parent: query.parent,
+    post,
+    slug: query.slug,
+    hideEmpty: isTrue(query.hide_empty ?? true),
+    orderBy: ORDERS[(query.orderby ?? 'name').toLowerCase()] ?? 'name',
+    descending: (query.order ?? 'asc').toLowerCase() !== 'asc',
+  };
+}
+
+export function isTrue(flag: boolean | number | string): boolean {
+  return flag === true || flag === 1 || flag === 'true' || flag === '1';
+}
+
+export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, language: string): Promise<TermRow> {
+  return transactionWithRetry(db, async (trx) => {
+    const name = requiredName(body.name ?? '');
+    const parent = await checkedParent(trx, info, body.parent, undefined);
+    const duplicate = await repo.findTermByName(trx, info.taxonomy, name, info.hierarchical ? parent : undefined);
+    const askedSlug = body.slug === undefined ? undefined : slugFrom(body.slug);
+    const askedSlugTaken = askedSlug !== undefined && (await repo.findTermBySlug(trx, info.taxonomy, askedSlug)) !== undefined;
+    if (duplicate && (askedSlug === undefined || askedSlugTaken)) {
+      throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
+    }
+    const slug = await freeSlug(trx, info, askedSlug ?? slugFrom(name));
+    const description = body.description === undefined ? '' : sanitizeHtml(body.description);
+    const id = await repo.insertTerm(trx, info.taxonomy, { name, slug, description, parent: parent ?? 0, language });
+    return getTerm(trx, info, id);
+  });
+}
+
+export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite): Promise<TermRow> {
+  return transactionWithRetry(db, async (trx) => {
+    const current = await getTerm(trx, info, id);
+    const changes: Partial<repo.TermValues> = {};
+    const parent = await checkedParent(trx, info, body.parent, id);
+    if (parent !== undefined) changes.parent = parent;
+    if (body.name !== undefined) {
+      changes.name = requiredName(body.name);
+      const duplicate = await repo.findTermByName(trx, info.taxonomy, changes.name, info.hierarchical ? (parent ?? current.parent) : undefined);
+      if (duplicate && duplicate.id !== id) throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
+    }
+    if (body.slug !== undefined) {
+      changes.slug = slugFrom(body.slug);
+      const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
+      if (owner && owner.id !== id) throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
+    }
+    if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
+    await repo.updateTerm(trx, info.taxonomy, id, changes);
+    return getTerm(trx, info, id);
+  });
+}
+
+/** Answers the term as it was before deletion (with its old count). */
+export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promise<TermRow> {
+  return db.transaction(async (trx) => {
+    const term = await getTerm(trx, info, id);
+    await repo.deleteTerm(trx, info.taxonomy, term);
+    return term;
+  });
+}
+
+function requiredName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw invalidParam('name', 'term_name_empty');
+  return trimmed;
+}
+
+function slugFrom(text: string): string {
+  const slug = makeSlug(text);
+  if (!slug) throw invalidParam('slug', 'slug_empty');
+  return slug;
+}
+
+async function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {
+  return firstFreeSlug(base, await repo.slugsLike(trx, info.taxonomy, base));
+}
+
+/**
+ * The parent to store, or undefined when none was sent. Tags have none (400 `rest_taxonomy_not_hierarchical`);
+ * a category's parent must exist (400 `rest_term_invalid`) and, on update, not be the category or a descendant.
+ * `0` moves a category to the top level on update.
+ */
+async function checkedParent(trx: Executor, info: TaxonomyInfo, parent: number | string | undefined, self: number | undefined): Promise<number | undefined> {
+  if (parent === undefined) return undefined;
+  if (!info.hierarchical) throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'term_not_hierarchical');
+  const id = Number(parent);
+  if (id === 0 && self !== undefined) return 0;
+  if (!(await repo.findTerm(trx, info.taxonomy, id))) throw new ApiError(400, 'rest_term_invalid', 'term_parent_invalid');
+  for (let ancestor: number | undefined = id; self !== undefined && ancestor; ancestor = await repo.parentOf(trx, info.taxonomy, ancestor)) {
+    if (ancestor === self) throw invalidParam('parent', 'term_parent_cycle');
+  }
+  return id;
+}

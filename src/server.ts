@@ -1,0 +1,46 @@
+/** Starts the service: configuration, database and migrations, bootstrap administrator, HTTP, graceful shutdown. */
+import http from 'node:http';
+import { createHttpTerminator } from 'http-terminator';
+import { loadConfig } from './config';
+import { createDb } from './db/knex';
+import { migrate } from './db/migrate';
+import { createApp } from './app';
+import { createLogger } from './logger';
+import { loadSpec } from './http/spec';
+import { createThrottle } from './http/throttle';
+import { ensureAdministrator } from './users/repository';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = createDb(config.databaseUrl);
+  await migrate(db);
+  if (config.admin && (await ensureAdministrator(db, config.admin.login, config.admin.password))) {
+    logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
+  }
+  const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config) };
+  const server = http.createServer(createApp(context, { logger }));
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 20_000;
+  const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
+  server.listen(config.port, config.host, () => {
+    logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    await terminator.terminate();
+    await db.destroy();
+    logger.info('stopped');
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(JSON.stringify({ level: 'fatal', msg: err instanceof Error ? err.message : String(err) }));
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+/**
+ * The five WordPress roles and their capabilities (tec-compat.md §3.1). Events, venues and organizers each get the
+ * same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
+ * goes through `can` (coarse, before validation) and the object rules below (per record, in the handlers).
+ */
+export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const POST_TYPES = ['events', 'venues', 'organizers'] as const;
+export type PostTypePlural = (typeof POST_TYPES)[number];
+
+const POST_CAPS = [
+  'read', 'read_private', 'edit', 'edit_others', 'edit_private', 'edit_published',
+  'delete', 'delete_others', 'delete_private', 'delete_published', 'publish',
+] as const;
+type PostCap = (typeof POST_CAPS)[number];
+
+/** A capability name: `edit_events`, `publish_venues`, `manage_categories`… */
+export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files';
+
+const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
+  administrator: POST_CAPS,
+  editor: POST_CAPS,
+  author: ['read', 'edit', 'edit_published', 'delete', 'delete_published', 'publish'],
+  contributor: ['read', 'edit', 'delete'],
+  subscriber: ['read'],
+};
+
+const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = Object.fromEntries(
+  ROLES.map((role) => {
+    const caps: Capability[] = POST_TYPES.flatMap((type) => POST_CAPS_BY_ROLE[role].map((cap) => `${cap}_${type}` as Capability));
+    if (role === 'administrator' || role === 'editor') caps.push('manage_categories');
+    if (role === 'administrator' || role === 'editor' || role === 'author') caps.push('upload_files');
+    return [role, new Set(caps)];
+  }),
+) as unknown as Record<Role, ReadonlySet<Capability>>;
+
+export interface Caller {
+  id: number;
+  login: string;
+  role: Role;
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function isCapability(value: string): value is Capability {
+  return value === 'manage_categories' || value === 'upload_files' ||
+    POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`));
+}
+
+/** Whether the caller (undefined = anonymous) holds the capability. */
+export function can(caller: Caller | undefined, capability: Capability): boolean {
+  return caller !== undefined && CAPABILITIES[caller.role].has(capability);
+}
+
+/** What the object rules need to know about a post-like record. */
+export interface OwnedRecord {
+  authorId: number | null;
+  status: string;
+}
+
+const PUBLISHED = new Set(['publish', 'future']);
+
+/** WordPress `map_meta_cap` for edit_post / delete_post on one record. */
+export function canChange(caller: Caller | undefined, verb: 'edit' | 'delete', type: PostTypePlural, record: OwnedRecord): boolean {
+  if (!caller || !can(caller, `${verb}_${type}`)) return false;
+  const own = record.authorId === caller.id;
+  const needed: Capability[] = [];
+  if (!own) needed.push(`${verb}_others_${type}`);
+  if (PUBLISHED.has(record.status)) needed.push(`${verb}_published_${type}`);
+  if (record.status === 'private') needed.push(`${verb}_private_${type}`);
+  return needed.every((cap) => can(caller, cap));
+}
+
+/** WordPress `read_post`: published records are public; others need ownership or the edit/private rights. */
+export function canRead(caller: Caller | undefined, type: PostTypePlural, record: OwnedRecord): boolean {
+  if (record.status === 'publish') return true;
+  if (!caller) return false;
+  if (record.status === 'private') return can(caller, `read_private_${type}`) || (record.authorId === caller.id && can(caller, `edit_${type}`));
+  return canChange(caller, 'edit', type, record);
+}
