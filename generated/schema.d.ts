@@ -1723,7 +1723,7 @@ export interface components {
             description?: string;
             /** @description Slug; made from the name when omitted, and made unique. */
             slug?: string;
-            /** @description Id of an existing parent category. */
+            /** @description Id of an existing parent category. On update, `0` moves the category to the top level (on create, `0` is refused as the plugin does). */
             parent?: number;
         };
         /** @description An event tag as the tag routes return it. */
@@ -2067,8 +2067,12 @@ export interface components {
         /** @description The new category. JSON or form-encoded. */
         CategoryCreate: {
             content: {
-                "application/json": components["schemas"]["CategoryWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryWrite"] & unknown;
+                "application/json": components["schemas"]["CategoryWrite"] & {
+                    parent?: unknown;
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryWrite"] & {
+                    parent?: unknown;
+                };
             };
         };
         /** @description The fields to change; fields not sent keep their values. JSON or form-encoded. */

@@ -51,7 +51,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
     ignorePaths: (path: string) => !path.startsWith(namespace),
   }));
   for (const op of spec.operations) {
-    app[op.method](namespace + op.expressPath, remember(op), handlers[op.operationId as keyof typeof handlers] as RequestHandler);
+    app[op.method](namespace + op.expressPath, bindOperation(op), handlers[op.operationId as keyof typeof handlers] as RequestHandler);
   }
   app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });
   app.use(errorHandler);
@@ -63,9 +63,15 @@ function withServer({ spec }: AppContext, namespace: string) {
   return { ...structuredClone(spec.document), servers: [{ url: namespace }] } as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 }
 
-function remember(op: Operation): RequestHandler {
-  return (_req, res, next) => {
+/**
+ * Records the operation for shared plumbing (paging echoes its parameters) and gives the handler its integer path
+ * parameters as numbers: Express re-parses `req.params` per route, after the validator's coercion.
+ */
+function bindOperation(op: Operation): RequestHandler {
+  const integers = op.parameters.filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer').map((p) => p.name);
+  return (req, res, next) => {
     res.locals.operation = op;
+    for (const name of integers) (req.params as Record<string, unknown>)[name] = Number(req.params[name]);
     next();
   };
 }

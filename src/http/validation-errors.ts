@@ -44,6 +44,8 @@ export function translateValidatorError(err: unknown): ApiError | undefined {
 }
 
 function fromItems(items: ValidatorItem[]): ApiError {
+  // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (tec-compat §1.1)
+  if (items.some((item) => item.path?.startsWith('/params/'))) return new ApiError(404, 'rest_no_route', 'no_route');
   const missing = items.filter((item) => item.errorCode === 'required.openapi.validation').map(parameterName);
   if (missing.length) return missingParams([...new Set(missing)]);
   const params: Record<string, ParamProblem> = {};

@@ -42,12 +42,13 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promis
   };
   const post = query.event ?? query.post;
   if (post !== undefined && !(await repo.eventExists(db, post))) throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
-  if (query.parent !== undefined && !(await repo.findTerm(db, info.taxonomy, query.parent))) throw invalidParam('parent', 'term_parent_invalid');
+  const parent = info.hierarchical ? query.parent : undefined; // tags declare no parent filter
+  if (parent !== undefined && !(await repo.findTerm(db, info.taxonomy, parent))) throw invalidParam('parent', 'term_parent_invalid');
   return {
     search: query.search,
     include: await known('include', query.include),
     exclude: await known('exclude', query.exclude),
-    parent: query.parent,
+    parent,
     post,
     slug: query.slug,
     hideEmpty: isTrue(query.hide_empty ?? true),
@@ -64,7 +65,7 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
   return transactionWithRetry(db, async (trx) => {
     const name = requiredName(body.name ?? '');
     const parent = await checkedParent(trx, info, body.parent, undefined);
-    const duplicate = await repo.findTermByName(trx, info.taxonomy, name, info.hierarchical ? parent : undefined);
+    const duplicate = await repo.findTermByName(trx, info.taxonomy, name, info.hierarchical ? (parent ?? 0) : undefined);
     const askedSlug = body.slug === undefined ? undefined : slugFrom(body.slug);
     const askedSlugTaken = askedSlug !== undefined && (await repo.findTermBySlug(trx, info.taxonomy, askedSlug)) !== undefined;
     if (duplicate && (askedSlug === undefined || askedSlugTaken)) {

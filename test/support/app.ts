@@ -1,0 +1,59 @@
+/** A test service on a fresh database: the real app with response validation on, plus users of every role. */
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { migrate } from '../../src/db/migrate';
+import { createLogger } from '../../src/logger';
+import { loadSpec } from '../../src/http/spec';
+import { createThrottle } from '../../src/http/throttle';
+import { createUser } from '../../src/users/repository';
+import { ROLES, type Role } from '../../src/users/roles';
+import { freshDatabase, type Engine, type TestDatabase } from './engines';
+
+export const NS = '/calendar/events/v1';
+const PASSWORD = 'correct horse battery staple';
+
+export interface TestService {
+  app: Express;
+  /** One listening server, so that every response names the same host and port. */
+  server: Server;
+  database: TestDatabase;
+  config: Config;
+  /** Basic credentials of a user of each role. */
+  users: Record<Role, { id: number; login: string; password: string }>;
+  as(role: Role): [string, string];
+  close(): Promise<void>;
+}
+
+export async function startService(engine: Engine, env: Record<string, string> = {}): Promise<TestService> {
+  const database = await freshDatabase(engine);
+  await migrate(database.db);
+  const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };
+  const context = { config, db: database.db, spec: loadSpec(), throttle: createThrottle(database.db, config, database.schema) };
+  const app = createApp(context, { logger: createLogger('silent'), validateResponses: true });
+  const users = {} as TestService['users'];
+  for (const role of ROLES) {
+    const user = await createUser(database.db, `${role}-user`, role, PASSWORD);
+    users[role] = { id: user.id, login: user.login, password: PASSWORD };
+  }
+  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  return {
+    app,
+    server,
+    database,
+    config,
+    users,
+    as: (role) => [users[role].login, users[role].password],
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await database.drop();
+    },
+  };
+}
+
+/** supertest against the service. */
+export function http(service: TestService) {
+  return request(service.server);
+}

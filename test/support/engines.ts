@@ -1,0 +1,39 @@
+/** The database engines every repository and route test runs on. */
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+import { createDb, type Db } from '../../src/db/knex';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export const ENGINES: Engine[] = process.env.TEST_POSTGRES === '1' ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestDatabase {
+  db: Db;
+  url: string;
+  /** PostgreSQL schema made for this test file. */
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database: SQLite in memory, or a new PostgreSQL schema dropped afterwards. */
+export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const db = createDb('sqlite::memory:');
+    return { db, url: 'sqlite::memory:', drop: () => db.destroy() };
+  }
+  const url = process.env.TEST_DATABASE_URL as string;
+  const schema = `test_${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
+  await admin.raw('create schema ??', [schema]);
+  await admin.destroy();
+  const db = createDb(url, { schema });
+  return {
+    db,
+    url,
+    schema,
+    async drop() {
+      await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.destroy();
+    },
+  };
+}
