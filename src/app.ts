@@ -42,6 +42,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
   }
+  app.use(namespace, headAsGet.before);
   app.use(OpenApiValidator.middleware({
     apiSpec: withServer(context, namespace),
     validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
@@ -50,6 +51,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
     $refParser: { mode: 'dereference' },
     ignorePaths: (path: string) => !path.startsWith(namespace),
   }));
+  app.use(namespace, headAsGet.after);
   for (const op of spec.operations) {
     app[op.method](namespace + op.expressPath, bindOperation(op), handlers[op.operationId as keyof typeof handlers] as RequestHandler);
   }
@@ -57,6 +59,24 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.use(errorHandler);
   return app;
 }
+
+/**
+ * HEAD is GET without a body (Express routes it so, Node drops the body), but the validator knows only the
+ * spec's methods: it validates a HEAD request as the GET it stands for.
+ */
+const headAsGet: Record<'before' | 'after', RequestHandler> = {
+  before(req, res, next) {
+    if (req.method === 'HEAD') {
+      res.locals.head = true;
+      req.method = 'GET';
+    }
+    next();
+  },
+  after(req, res, next) {
+    if (res.locals.head) req.method = 'HEAD';
+    next();
+  },
+};
 
 /** The validator reads a copy of the spec whose server is this deployment's namespace path. */
 function withServer({ spec }: AppContext, namespace: string) {

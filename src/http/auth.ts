@@ -41,8 +41,8 @@ export function authorise(capability: Capability): RequestHandler {
 
 /** undefined: no Basic credentials sent; null: a malformed Basic header. */
 function parseBasic(header: string | undefined): { login: string; password: string } | undefined | null {
-  if (!header || !/^basic\s/i.test(header)) return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  if (!header || !/^basic(\s|$)/i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(5).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return null;
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };

@@ -14,6 +14,8 @@ type Schema = OpenAPIV3_1.SchemaObject;
 type Arg = Record<string, unknown> & { required: boolean };
 type Endpoint = { methods: string[]; args: Record<string, Arg> };
 
+const EDITABLE = new Set(['POST', 'PUT', 'PATCH']);
+
 /** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)`, the WordPress route pattern. */
 function routePattern(op: Operation): string {
   const pattern = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -58,7 +60,8 @@ export function namespaceIndex(spec: LoadedSpec, root: string, site: string) {
     const route = (routes[pattern] ??= { namespace: NAMESPACE, methods: [], endpoints: [] });
     const endpoint = endpointOf(spec.document, op);
     // POST, PUT and PATCH of one item share their arguments: one endpoint, as WordPress's EDITABLE
-    const same = route.endpoints.find((e) => JSON.stringify(e.args) === JSON.stringify(endpoint.args));
+    const same = EDITABLE.has(endpoint.methods[0]) && route.endpoints.find((e) =>
+      EDITABLE.has(e.methods[0]) && JSON.stringify(e.args) === JSON.stringify(endpoint.args));
     if (same) same.methods.push(...endpoint.methods);
     else route.endpoints.push(endpoint);
     route.methods.push(...endpoint.methods);

@@ -1,6 +1,6 @@
 /** Users: the only code that reads or writes the users table. */
 import type { Executor } from '../db/knex';
-import { utcNow } from '../db/dialect';
+import { isUniqueViolation, utcNow } from '../db/dialect';
 import type { Role } from './roles';
 import { hashPassword } from './passwords';
 
@@ -38,6 +38,11 @@ export async function setPassword(db: Executor, id: number, password: string): P
 /** Creates the bootstrap administrator unless a user with that login exists (DECISIONS.md). */
 export async function ensureAdministrator(db: Executor, login: string, password: string): Promise<boolean> {
   if (await findUserByLogin(db, login)) return false;
-  await createUser(db, login, 'administrator', password);
-  return true;
+  try {
+    await createUser(db, login, 'administrator', password);
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false; // another node created it at the same moment
+    throw err;
+  }
 }

@@ -362,7 +362,7 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         const b = (await create({ name: unique('Event term B') })).body;
         const first = await insertEvent(service.database.db, 'draft', [a.id]);
         const second = await insertEvent(service.database.db, 'draft', [b.id]);
-        const ids = async (query: object) => (await list(query)).body[key].map((t: { id: number }) => t.id);
+        const ids = async (query: Record<string, unknown>) => (await list(query)).body[key].map((t: { id: number }) => t.id);
         expect(await ids({ slug: a.slug })).toEqual([a.id]);
         expect(await ids({ post: first })).toEqual([a.id]);
         expect(await ids({ event: second })).toEqual([b.id]);

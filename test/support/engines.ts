@@ -37,3 +37,28 @@ export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * A DATABASE_URL for a child process (the server, the CLI) on a fresh database: a temporary SQLite file, or a new
+ * PostgreSQL schema selected through the connection's `search_path`.
+ */
+export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; drop(): Promise<void> }> {
+  if (engine === 'sqlite') {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-test-'));
+    return { url: `sqlite:${path.join(dir, 'calendar.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const database = await freshDatabase('postgres');
+  await database.db.destroy();
+  const separator = database.url.includes('?') ? '&' : '?';
+  return {
+    url: `${database.url}${separator}options=${encodeURIComponent(`-c search_path=${database.schema}`)}`,
+    async drop() {
+      const admin = knex({ client: 'pg', connection: database.url, pool: { min: 0, max: 1 } });
+      await admin.raw('drop schema if exists ?? cascade', [database.schema as string]);
+      await admin.destroy();
+    },
+  };
+}
