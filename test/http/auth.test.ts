@@ -60,6 +60,20 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
     expect((await http(service).get(`${NS}/tags`).auth(...service.as('editor'))).status).toBe(200);
   });
 
+  it('throttles an address that fails with many logins', async () => {
+    const other = await startService(engine, { LOGIN_MAX_FAILURES: '1' });
+    try {
+      // one failure per login, five per address (the address allowance is five times the login's)
+      for (let i = 0; i < 5; i++) expect((await http(other).get(`${NS}/tags`).auth(`guess-${i}`, 'x')).status).toBe(401);
+      const res = await http(other).get(`${NS}/tags`).auth(...other.as('editor'));
+      expect(res.status).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await http(other).get(`${NS}/tags`)).status).toBe(200); // anonymous reads go on
+    } finally {
+      await other.close();
+    }
+  });
+
   it('keeps the throttle state in the database, shared by every node', async () => {
     const rows = await service.database.db('auth_throttle').select('key');
     expect(rows.map((r: { key: string }) => r.key)).toContain(`login:${service.users.subscriber.login}`);

@@ -82,6 +82,9 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         [{ name: 'Ok', description: '' }, 'rest_invalid_param', 'description'],
         [{ name: 'Ok', slug: '' }, 'rest_invalid_param', 'slug'],
         [{ name: 'Ok', slug: '!!!' }, 'rest_invalid_param', 'slug'],
+        [{ name: 'Ok', description: { html: true } }, 'rest_invalid_param', 'description'],
+        [{ name: 'Ok', slug: ['a'] }, 'rest_invalid_param', 'slug'],
+        [{ name: ['Ok'] }, 'rest_invalid_param', 'name'],
       ])('rejects %j with %s', async (body, code, param) => {
         const res = await create(body);
         expect(res.status).toBe(400);
