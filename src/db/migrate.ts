@@ -3,11 +3,15 @@ import type { Knex } from 'knex';
 import type { Db } from './knex';
 import { isPostgres } from './dialect';
 import * as initial from './migrations/001_initial';
+import * as events from './migrations/002_events';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
 /** Ordered, imported, extension-less: the same names under Jest, tsx and compiled JS (STYLE.md C5). */
-const MIGRATIONS: ReadonlyArray<[string, Migration]> = [['001_initial', initial]];
+const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
+  ['001_initial', initial],
+  ['002_events', events],
+];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => [...MIGRATIONS],
