@@ -22,3 +22,23 @@ const OPTIONS: sanitize.IOptions = {
 export function sanitizeHtml(html: string): string {
   return sanitize(html, OPTIONS).trim();
 }
+
+const BLOCK = /<(p|div|ul|ol|li|table|blockquote|pre|h[1-6]|figure|hr)\b/i;
+
+/**
+ * WordPress's `wpautop`, the part that matters for stored text: without block-level markup, blank lines separate
+ * `<p>` paragraphs and single newlines become `<br />`. Text that already has blocks is left as it is.
+ */
+export function autop(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed || BLOCK.test(trimmed)) return trimmed;
+  return trimmed
+    .split(/\n\s*\n/)
+    .map((paragraph) => `<p>${paragraph.trim().replace(/\n/g, '<br />\n')}</p>`)
+    .join('\n');
+}
+
+/** Plain text from callers (titles, names): every tag removed, the text kept and HTML-escaped. */
+export function sanitizeText(text: string): string {
+  return sanitize(text, { allowedTags: [], allowedAttributes: {} }).trim();
+}

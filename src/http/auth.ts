@@ -16,7 +16,7 @@ const CACHE_MAX = 1_000;
 const cacheSecret = randomBytes(32);
 const verified = new Map<string, { userId: number; passwordHash: string; expires: number }>();
 
-export function caller(req: Request): Caller | undefined {
+export function caller(req: Pick<Request, 'res'>): Caller | undefined {
   return req.res?.locals.caller as Caller | undefined;
 }
 

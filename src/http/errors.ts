@@ -52,7 +52,7 @@ export function toWire(error: ApiError, language: ReturnType<typeof requestLangu
   const data: Record<string, unknown> = { status: error.status, ...error.data };
   if (error.params) {
     data.params = Object.fromEntries(Object.entries(error.params).map(([name, [key, values]]) => [name, message(language, key, { name, ...values })]));
-    data.details = {};
+    data.details = error.data.details ?? {};
   }
   if (error.missing) data.params = error.missing;
   return { code: error.code, message: message(language, error.messageKey, error.values), data };

@@ -3,13 +3,10 @@ import type { HandlerTable } from './handler';
 import { notImplemented } from './errors';
 import { discoveryHandlers } from './discovery';
 import { termHandlers } from '../resources/terms/handlers';
+import { eventHandlers } from '../resources/events/handlers';
 
-/** Events, venues and organizers land with their own issues; until then they answer 501 `not_implemented`. */
+/** Venues and organizers land with their own issue; until then they answer 501 `not_implemented`. */
 const pending = {
-  listEvents: notImplemented, createEvent: notImplemented, getEvent: notImplemented, updateEvent: notImplemented,
-  replaceEvent: notImplemented, patchEvent: notImplemented, deleteEvent: notImplemented,
-  getEventBySlug: notImplemented, updateEventBySlug: notImplemented, replaceEventBySlug: notImplemented,
-  patchEventBySlug: notImplemented, deleteEventBySlug: notImplemented,
   listVenues: notImplemented, createVenue: notImplemented, getVenue: notImplemented, updateVenue: notImplemented,
   replaceVenue: notImplemented, patchVenue: notImplemented, deleteVenue: notImplemented,
   getVenueBySlug: notImplemented, updateVenueBySlug: notImplemented, replaceVenueBySlug: notImplemented,
@@ -20,4 +17,4 @@ const pending = {
   replaceOrganizerBySlug: notImplemented, patchOrganizerBySlug: notImplemented, deleteOrganizerBySlug: notImplemented,
 } satisfies Partial<HandlerTable>;
 
-export const handlers: HandlerTable = { ...discoveryHandlers, ...termHandlers, ...pending };
+export const handlers: HandlerTable = { ...discoveryHandlers, ...termHandlers, ...eventHandlers, ...pending };

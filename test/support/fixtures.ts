@@ -1,4 +1,4 @@
-/** Records the term tests need before events can be written through the API: events stored directly. */
+/** Records stored directly, for tests that need them without going through the API. */
 import type { Db } from '../../src/db/knex';
 import { utcNow } from '../../src/db/dialect';
 
@@ -11,6 +11,9 @@ export async function insertEvent(db: Db, status = 'publish', termIds: number[] 
     date_utc: now, modified_utc: now,
   }).returning('id');
   const id = Number(row.id);
+  await db('events').insert({
+    post_id: id, status, start_local: now, end_local: now, start_utc: now, end_utc: now, timezone: 'UTC',
+  });
   if (termIds.length) await db('term_relationships').insert(termIds.map((term_id) => ({ post_id: id, term_id })));
   return id;
 }
@@ -22,4 +25,20 @@ export async function insertPost(db: Db, type: 'venue' | 'organizer'): Promise<n
     date_utc: now, modified_utc: now,
   }).returning('id');
   return Number(row.id);
+}
+
+/** A venue stored directly (until venues can be written through the API). */
+export async function insertVenue(db: Db, name: string, fields: Record<string, unknown> = {}): Promise<number> {
+  const id = await insertPost(db, 'venue');
+  await db('posts').where({ id }).update({ title: name, slug: `venue-${id}` });
+  await db('venues').insert({ post_id: id, ...fields });
+  return id;
+}
+
+/** An organizer stored directly (until organizers can be written through the API). */
+export async function insertOrganizer(db: Db, name: string, fields: Record<string, unknown> = {}): Promise<number> {
+  const id = await insertPost(db, 'organizer');
+  await db('posts').where({ id }).update({ title: name, slug: `organizer-${id}` });
+  await db('organizers').insert({ post_id: id, ...fields });
+  return id;
 }

@@ -83,6 +83,10 @@ function order(query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
     const cases = f.include.map((id, index) => `when ${Number(id)} then ${index}`).join(' ');
     return query.orderByRaw(`case t.id ${cases} end ${direction}`).orderBy('t.id', direction);
   }
+  if (f.orderBy === 'name' || f.orderBy === 'slug' || f.orderBy === 'description') {
+    // case-insensitive, as WordPress's MySQL collation sorts names
+    return query.orderByRaw(`lower(??) ${direction}`, [`t.${f.orderBy}`]).orderBy('t.id', direction);
+  }
   const column = f.orderBy === 'count' ? 'count' : `t.${f.orderBy === 'include' ? 'id' : f.orderBy}`;
   return query.orderBy(column, direction).orderBy('t.id', direction);
 }
@@ -154,4 +158,47 @@ export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<Te
 
 export async function eventExists(db: Executor, id: number): Promise<boolean> {
   return Boolean(await db('posts').where({ id, type: 'event' }).first('id'));
+}
+
+/** The categories and tags of each post, with their counts, in one query (embedded in events, ordered by name). */
+export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map<number, TermRow[]>> {
+  const byPost = new Map<number, TermRow[]>();
+  if (!postIds.length) return byPost;
+  const rows: Array<TermRow & { post_id: number }> = await db('term_relationships as r')
+    .join('terms as t', 't.id', 'r.term_id')
+    .whereIn('r.post_id', postIds)
+    .select('r.post_id', 't.*', publishedEvents(db, 't.id').count('*').as('count'))
+    .orderByRaw('lower(t.name), t.id');
+  for (const row of rows) {
+    const postId = toNumber(row.post_id);
+    const { post_id: _, ...term } = row;
+    byPost.set(postId, [...(byPost.get(postId) ?? []), normalise(term)]);
+  }
+  return byPost;
+}
+
+/** Term ids of the taxonomy whose id, slug or (case-insensitive) name is `ref`, for event writes (tec-compat §4.4). */
+export async function findTermForEvent(db: Executor, taxonomy: Taxonomy, ref: string): Promise<number | undefined> {
+  const bySlug = await db('terms').where({ taxonomy, slug: ref }).first('id');
+  if (bySlug) return toNumber(bySlug.id);
+  const byName = await findTermByName(db, taxonomy, ref);
+  return byName?.id;
+}
+
+/** Every descendant of the given categories, the categories included (the event filter includes child categories). */
+export async function withDescendants(db: Executor, taxonomy: Taxonomy, ids: number[]): Promise<number[]> {
+  const all = new Set(ids);
+  let frontier = ids;
+  while (frontier.length) {
+    const rows: Array<{ id: number }> = await db('terms').where({ taxonomy }).whereIn('parent', frontier).select('id');
+    frontier = rows.map((r) => toNumber(r.id)).filter((id) => !all.has(id));
+    frontier.forEach((id) => all.add(id));
+  }
+  return [...all];
+}
+
+export async function setPostTerms(db: Executor, postId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
+  await db('term_relationships').where({ post_id: postId })
+    .whereIn('term_id', db('terms').where({ taxonomy }).select('id')).delete();
+  if (termIds.length) await db('term_relationships').insert([...new Set(termIds)].map((term_id) => ({ post_id: postId, term_id })));
 }

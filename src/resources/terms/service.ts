@@ -8,7 +8,8 @@ import type { Db, Executor } from '../../db/knex';
 import { transactionWithRetry } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../http/errors';
 import type { Paging } from '../../http/paging';
-import { sanitizeHtml } from '../../domain/html';
+import { sanitizeHtml, sanitizeText } from '../../domain/html';
+import { isTrue } from '../../http/params';
 import { firstFreeSlug, makeSlug } from '../../domain/slugs';
 import * as repo from './repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
@@ -55,10 +56,6 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promis
     orderBy: ORDERS[(query.orderby ?? 'name').toLowerCase()] ?? 'name',
     descending: (query.order ?? 'asc').toLowerCase() !== 'asc',
   };
-}
-
-export function isTrue(flag: boolean | number | string): boolean {
-  return flag === true || flag === 1 || flag === 'true' || flag === '1';
 }
 
 export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, language: string): Promise<TermRow> {
@@ -119,6 +116,12 @@ function slugFrom(text: string): string {
   const slug = makeSlug(text);
   if (!slug) throw invalidParam('slug', 'slug_empty');
   return slug;
+}
+
+/** A new top-level term named `name` (events create terms by name, tec-compat §4.4). */
+export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, name: string, language: string): Promise<number> {
+  const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
+  return repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
 }
 
 async function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {

@@ -1,0 +1,114 @@
+/**
+ * `GET /events` parameters to repository filters (tec-compat §5.1, §3.3; DECISIONS.md): the default window, inclusive
+ * day rounding versus strict mode, relative parameters dropping the defaults, `include` ignoring every date, and
+ * references that must exist.
+ */
+import type { DateTime } from 'luxon';
+import type { operations } from '../../../generated/schema';
+import type { Config } from '../../config';
+import type { Executor } from '../../db/knex';
+import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/dates';
+import { ApiError, invalidParam } from '../../http/errors';
+import { isTrue, isTruthyText } from '../../http/params';
+import { can, type Caller } from '../../users/roles';
+import { existingIds } from '../posts/repository';
+import { listStatuses, whereReadable } from '../posts/rules';
+import { eventExists, resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
+import type { EventFilters } from './repository';
+
+export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
+
+const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
+type DateParam = 'start_date' | 'end_date' | (typeof RELATIVE)[number];
+
+export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, now = new Date()): Promise<EventFilters> {
+  if (q.ticketed !== undefined && isTrue(q.ticketed)) {
+    throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
+  }
+  const statuses = listStatuses(caller, 'events', q.status);
+  const filters: EventFilters = {
+    statuses,
+    readable: needsReadableFilter(caller) ? (query) => whereReadable(query, caller, 'events', 'e.status', () => 'p.author_id') : undefined,
+    ...(q.include ? { include: q.include } : dates(config, q, now)),
+  };
+  if (q.search) filters.searchWords = q.search.trim().split(/\s+/).filter(Boolean);
+  if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
+  if (q.tags) filters.tagIds = await termFilter(db, 'post_tag', 'tags', q.tags, false);
+  if (q.venue) filters.venueIds = await postFilter(db, 'venue', q.venue);
+  if (q.organizer) filters.organizerIds = await postFilter(db, 'organizer', q.organizer);
+  if (q.featured !== undefined) filters.featured = isTrue(q.featured);
+  if (q.geoloc !== undefined) filters.geolocated = isTrue(q.geoloc);
+  if (q.geoloc_lat !== undefined || q.geoloc_lng !== undefined) {
+    if (q.geoloc_lat === undefined) throw invalidParam('geoloc_lat', 'geoloc_pair');
+    if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
+    filters.near = { lat: q.geoloc_lat, lng: q.geoloc_lng, radiusKm: q.geoloc_radius ?? 25 };
+  }
+  if (q.post_parent !== undefined) {
+    if (!(await eventExists(db, q.post_parent))) throw invalidParam('post_parent', 'event_invalid_id');
+    filters.postParent = q.post_parent;
+  }
+  return filters;
+}
+
+/**
+ * Only callers who may ask for unpublished statuses but not read everyone's (authors, contributors) need the
+ * per-item filter; the others see `publish` only, or everything.
+ */
+function needsReadableFilter(caller: Caller | undefined): boolean {
+  return can(caller, 'edit_events') && !(can(caller, 'edit_others_events') && can(caller, 'read_private_events'));
+}
+
+/**
+ * The date window. Inclusive mode (default) reads values in the site's zone and widens them to whole days: `start_date`
+ * to 00:00:00, the others to 23:59:59. Strict mode reads values without an offset as UTC, to the second. Without any
+ * `starts_*`/`ends_*`, missing `start_date`/`end_date` default to yesterday 00:00 and 24 months ahead (site zone).
+ */
+function dates(config: Readonly<Config>, q: EventListQuery, now: Date): Partial<EventFilters> {
+  const strict = q.strict_dates !== undefined && isTruthyText(q.strict_dates);
+  const zone = strict ? 'UTC' : config.siteTimezone;
+  const at = (name: DateParam, round: 'start' | 'end'): string | undefined => {
+    const value = q[name];
+    if (value === undefined) return undefined;
+    const instant = parseDateInput(value, zone, now);
+    if (!instant) throw invalidParam(name, 'date_invalid');
+    return formatUtc(strict ? instant : rounded(instant, round, config.siteTimezone));
+  };
+  const filters: Partial<EventFilters> = {
+    startFrom: at('start_date', 'start'),
+    endTo: at('end_date', 'end'),
+    startsBefore: at('starts_before', 'end'),
+    startsAfter: at('starts_after', 'end'),
+    endsBefore: at('ends_before', 'end'),
+    endsAfter: at('ends_after', 'end'),
+  };
+  if (!RELATIVE.some((name) => q[name] !== undefined)) {
+    const site = config.siteTimezone;
+    const today = parseDateInput('today', site, now) as DateTime;
+    filters.startFrom ??= formatUtc(startOfDay(today.minus({ days: 1 }), site));
+    filters.endTo ??= formatUtc(endOfDay(today.plus({ months: 24 }), site));
+  }
+  return filters;
+}
+
+function rounded(instant: DateTime, round: 'start' | 'end', zone: string): DateTime {
+  return round === 'start' ? startOfDay(instant, zone) : endOfDay(instant, zone);
+}
+
+/** Category or tag references (ids or slugs) that must all exist; categories include their descendants. */
+async function termFilter(db: Executor, taxonomy: Taxonomy, param: string, refs: Array<number | string>, descendants: boolean): Promise<number[]> {
+  const { ids, unknown } = await resolveTermRefs(db, taxonomy, refs);
+  if (unknown.length) throw invalidParam(param, 'term_unknown');
+  return descendants ? withDescendants(db, taxonomy, ids) : ids;
+}
+
+async function postFilter(db: Executor, type: 'venue' | 'organizer', ids: number[]): Promise<number[]> {
+  const existing = await existingIds(db, type, ids);
+  if (ids.some((id) => !existing.has(id))) throw invalidParam(type, type === 'venue' ? 'venue_invalid' : 'organizer_invalid');
+  return ids;
+}
+
+/** `rest_invalid_param` whose `details` carry the sub-error, as the plugin reports `ticketed` (tec-compat §2.2). */
+function invalidParams400(name: string, detail: { code: string; message: 'tickets_unavailable' }): ApiError {
+  const error = invalidParam(name, detail.message);
+  return new ApiError(error.status, error.code, error.messageKey, error.values, { details: { [name]: { code: detail.code, data: { status: 400 } } } }, error.params);
+}

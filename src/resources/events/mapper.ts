@@ -1,0 +1,132 @@
+/**
+ * Event rows to the wire (tec-compat §1.2, §1.3, §3.4, §7.2). Everything a page of events links to is loaded in
+ * a fixed number of queries (`loadRelations`), never one per event.
+ */
+import type { components } from '../../../generated/schema';
+import type { Executor } from '../../db/knex';
+import { costOf } from '../../domain/cost';
+import { dateDetails, fromUtc, isoWithOffset, timezoneAbbr } from '../../domain/dates';
+import { imagesByIds, toWireImage, type ImageRow } from '../images/images';
+import { organizersByIds, type OrganizerRow } from '../organizers/repository';
+import { organizerJsonLd, toWireOrganizer } from '../organizers/mapper';
+import { content, globalIds, postUrl, publicationTimes, type RenderContext } from '../posts/mapper';
+import { termsOfPosts, type TermRow } from '../terms/repository';
+import { venuesByIds, type VenueRow } from '../venues/repository';
+import { dropEmpty, stripTags, toWireVenue, venueJsonLd } from '../venues/mapper';
+import { organizerIdsOf, type EventRow } from './repository';
+
+type Event = components['schemas']['Event'];
+type EmbeddedTerm = components['schemas']['EmbeddedTerm'];
+
+export interface EventRelations {
+  terms: Map<number, TermRow[]>;
+  organizerIds: Map<number, number[]>;
+  venues: Map<number, VenueRow>;
+  organizers: Map<number, OrganizerRow>;
+  images: Map<number, ImageRow>;
+}
+
+export async function loadRelations(db: Executor, rows: EventRow[]): Promise<EventRelations> {
+  const ids = rows.map((row) => row.id);
+  const [terms, organizerIds] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids)]);
+  const [venues, organizers] = await Promise.all([
+    venuesByIds(db, rows.flatMap((row) => (row.venue_id === null ? [] : [row.venue_id]))),
+    organizersByIds(db, [...organizerIds.values()].flat()),
+  ]);
+  const imageIds = [...rows, ...venues.values(), ...organizers.values()].flatMap((r) => (r.image_id === null ? [] : [r.image_id]));
+  return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds) };
+}
+
+export interface RenderOptions {
+  /** Single reads carry `json_ld` (the event's and its venue's and organizers'). */
+  single?: boolean;
+  /** Password-protected and the request does not unlock it: protected fields blanked (§3.4). */
+  blanked?: boolean;
+}
+
+export function toWireEvent(ctx: RenderContext, row: EventRow, rel: EventRelations, { single = false, blanked = false }: RenderOptions = {}): Event {
+  const url = postUrl(ctx, 'event', row.slug);
+  const image = row.image_id === null ? undefined : rel.images.get(row.image_id);
+  const venue = row.venue_id === null ? undefined : rel.venues.get(row.venue_id);
+  const organizers = (rel.organizerIds.get(row.id) ?? []).flatMap((id) => rel.organizers.get(id) ?? []);
+  const terms = rel.terms.get(row.id) ?? [];
+  const { cost, cost_details } = costOf(row.cost ? JSON.parse(row.cost) as string[] : [], row.currency_symbol, row.currency_position as '' | 'prefix' | 'postfix');
+  const zone = row.timezone;
+  const start = fromUtc(row.start_utc);
+  const flag = (value: boolean) => (blanked ? null : value);
+  const event: Event = {
+    id: row.id,
+    ...globalIds(ctx, row.id),
+    author: String(row.author_id ?? 0),
+    status: row.status as Event['status'],
+    ...publicationTimes(ctx, row),
+    url,
+    rest_url: `${ctx.root}/events/${row.id}`,
+    title: row.title,
+    description: blanked ? '' : content(row.content),
+    excerpt: blanked ? '' : content(row.excerpt),
+    slug: row.slug,
+    image: !blanked && image ? toWireImage(image) : false,
+    all_day: flag(row.all_day),
+    start_date: row.start_local,
+    start_date_details: dateDetails(row.start_local),
+    end_date: row.end_local,
+    end_date_details: dateDetails(row.end_local),
+    utc_start_date: row.start_utc,
+    utc_start_date_details: dateDetails(row.start_utc),
+    utc_end_date: row.end_utc,
+    utc_end_date_details: dateDetails(row.end_utc),
+    timezone: zone,
+    timezone_abbr: timezoneAbbr(zone, start),
+    cost: blanked ? '' : cost,
+    cost_details: blanked ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] } : cost_details,
+    website: blanked ? '' : row.website ?? url,
+    show_map: flag(row.show_map),
+    show_map_link: flag(row.show_map_link),
+    hide_from_listings: flag(row.hide_from_listings),
+    sticky: flag(row.sticky),
+    featured: flag(row.featured),
+    categories: blanked ? [] : terms.filter((t) => t.taxonomy === 'tribe_events_cat').map((t) => embeddedTerm(ctx, t)),
+    tags: blanked ? [] : terms.filter((t) => t.taxonomy === 'post_tag').map((t) => embeddedTerm(ctx, t)),
+    venue: blanked || !venue ? [] : toWireVenue(ctx, venue, rel.images, single),
+    organizer: blanked ? [] : organizers.map((o) => toWireOrganizer(ctx, o, rel.images, single)),
+    custom_fields: [],
+  };
+  if (single && !blanked) event.json_ld = eventJsonLd(ctx, row, image, venue, organizers[0], cost_details.values);
+  return event;
+}
+
+/** A term as events embed it (tec-compat §1.4a). */
+function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
+  const collection = `${ctx.root}/${term.taxonomy === 'post_tag' ? 'tags' : 'categories'}`;
+  return {
+    name: term.name, slug: term.slug, term_group: 0, term_taxonomy_id: term.id, taxonomy: term.taxonomy,
+    description: term.description, parent: term.parent, count: term.count, filter: 'raw', id: term.id,
+    urls: { self: `${collection}/${term.id}`, collection, ...(term.parent ? { up: `${collection}/${term.parent}` } : {}) },
+  };
+}
+
+/** schema.org Event (tec-compat §7.2). */
+function eventJsonLd(ctx: RenderContext, row: EventRow, image: ImageRow | undefined, venue: VenueRow | undefined, organizer: OrganizerRow | undefined, prices: string[]) {
+  const url = postUrl(ctx, 'event', row.slug);
+  const price = prices.find((value) => /^\d/.test(value));
+  return dropEmpty({
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: stripTags(row.title),
+    description: stripTags(row.excerpt || row.content),
+    image: image?.url,
+    url,
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    eventStatus: 'https://schema.org/EventScheduled',
+    startDate: isoWithOffset(fromUtc(row.start_utc), row.timezone),
+    endDate: isoWithOffset(fromUtc(row.end_utc), row.timezone),
+    location: venue ? venueJsonLd(ctx, venue) : undefined,
+    organizer: organizer ? organizerJsonLd(ctx, organizer) : undefined,
+    offers: price === undefined ? undefined : {
+      '@type': 'Offer', price, priceCurrency: 'USD', url, category: 'primary', availability: 'inStock',
+      validFrom: isoWithOffset(fromUtc(row.date_utc), ctx.config.siteTimezone),
+    },
+    performer: 'Organization',
+  }) as Record<string, unknown>;
+}

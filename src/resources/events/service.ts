@@ -1,0 +1,273 @@
+/**
+ * Event reads and writes (tec-compat §2.3, §3, §4.1–4.5, §4.8; DECISIONS.md): who may see and change an event,
+ * what a write stores, trash and permanent delete. Every write is one transaction.
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/schema';
+import type { Config, Language } from '../../config';
+import type { Db, Executor } from '../../db/knex';
+import { transactionWithRetry, utcNow } from '../../db/dialect';
+import { endOfDay, formatLocal, formatUtc, fromLocal, normaliseTimezone, parseDateInput, startOfDay } from '../../domain/dates';
+import { parseCost } from '../../domain/cost';
+import { sanitizeHtml, sanitizeText } from '../../domain/html';
+import { makeSlug } from '../../domain/slugs';
+import { ApiError, invalidParam } from '../../http/errors';
+import { canChange, canRead, can, type Caller } from '../../users/roles';
+import { findUserById } from '../../users/repository';
+import { resolveImage } from '../images/images';
+import * as posts from '../posts/repository';
+import { forbidden, passwordMatches, statusToStore } from '../posts/rules';
+import { findTermForEvent, setPostTerms } from '../terms/repository';
+import { createTermNamed } from '../terms/service';
+import { CATEGORIES, TAGS, type TaxonomyInfo } from '../terms/taxonomies';
+import { isTrue } from '../../http/params';
+import * as repo from './repository';
+import type { EventFields, EventRow } from './repository';
+
+export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
+
+/** `/events/{id}`: 404 for an unknown id, 400 `rest-invalid-event-id` for a venue's or organizer's id. */
+export async function eventById(db: Executor, id: number): Promise<EventRow> {
+  const post = await posts.findPost(db, id);
+  if (!post) throw new ApiError(404, 'rest-event-not-found', 'event_not_found', { id });
+  if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'event_invalid_id');
+  return (await repo.findEvent(db, id)) as EventRow;
+}
+
+/** `/events/by-slug/{slug}`: an unknown slug is 400 naming `slug` (the plugin's slug validator). */
+export async function eventBySlug(db: Executor, slug: string): Promise<EventRow> {
+  const post = await posts.findPostBySlug(db, 'event', slug);
+  if (!post) throw invalidParam('slug', 'slug_unknown');
+  return (await repo.findEvent(db, post.id)) as EventRow;
+}
+
+const owned = (row: EventRow) => ({ authorId: row.author_id, status: row.status });
+
+/** Whether the caller sees the protected fields of a password-protected event. */
+export function unlocked(row: EventRow, caller: Caller | undefined, password: string | undefined): boolean {
+  return !row.password || passwordMatches(password, row.password) || canChange(caller, 'edit', 'events', owned(row));
+}
+
+/** Single reads (tec-compat §3.2): trash is gone for everyone, unpublished needs read rights, passwords apply. */
+export function assertReadable(row: EventRow, caller: Caller | undefined, password: string | undefined): void {
+  if (row.status === 'trash') throw forbidden('event-no-longer-available', 'event_no_longer_available');
+  if (!canRead(caller, 'events', owned(row))) throw forbidden('event-not-accessible', 'event_not_accessible');
+  if (!unlocked(row, caller, password)) throw forbidden('event-password-protected', 'event_password_protected');
+}
+
+export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language): Promise<number> {
+  return transactionWithRetry(db, async (trx) => {
+    const now = utcNow();
+    const write = await prepare(trx, config, caller, body, undefined, language);
+    const id = await posts.insertPost(trx, {
+      type: 'event', language, title: '', content: '', excerpt: '', password: '', author_id: caller.id,
+      date_utc: now, modified_utc: now, status: 'draft', slug: '', ...write.post,
+    } as posts.PostValues);
+    await posts.updatePost(trx, id, { slug: await posts.freeSlug(trx, 'event', write.slugBase ?? `event-${id}`, id) });
+    await repo.insertEvent(trx, id, write.event as EventFields);
+    await write.links(trx, id);
+    return id;
+  });
+}
+
+/** Updates the fields sent, after the per-event edit check (the by-slug routes resolve the slug first). */
+export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
+  if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+  await transactionWithRetry(db, async (trx) => {
+    const write = await prepare(trx, config, caller, body, row, language);
+    const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
+    await posts.updatePost(trx, row.id, { ...write.post, ...(slug ? { slug } : {}), modified_utc: utcNow() });
+    await repo.updateEvent(trx, row.id, write.event);
+    await write.links(trx, row.id);
+  });
+}
+
+/** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
+export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean): Promise<EventRow> {
+  if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+  if (force) {
+    await posts.deletePost(db, row.id);
+    return row;
+  }
+  if (row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
+  await db.transaction(async (trx) => {
+    await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
+    await repo.updateEvent(trx, row.id, { status: 'trash' });
+  });
+  return (await repo.findEvent(db, row.id)) as EventRow;
+}
+
+interface PreparedWrite {
+  post: Partial<posts.PostValues>;
+  event: Partial<EventFields>;
+  /** Base of the slug to store (made unique by the caller); undefined keeps the current one. */
+  slugBase?: string;
+  /** Writes terms and organizers once the event id exists. */
+  links(trx: Knex.Transaction, id: number): Promise<void>;
+}
+
+/** Turns the sent fields into column values, validating each; `current` is the stored event on update. */
+async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: Caller, body: EventWrite, current: EventRow | undefined, language: Language): Promise<PreparedWrite> {
+  const post: Partial<posts.PostValues> = {};
+  const event: Partial<EventFields> = {};
+  const now = utcNow();
+
+  if (body.title !== undefined) post.title = required('title', sanitizeText(body.title));
+  if (body.description !== undefined) post.content = required('description', sanitizeHtml(body.description));
+  if (body.excerpt !== undefined) post.excerpt = required('excerpt', sanitizeHtml(body.excerpt));
+  if (body.password !== undefined) post.password = body.password;
+  if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, body.author);
+
+  const zone = body.timezone === undefined ? current?.timezone ?? config.siteTimezone
+    : body.timezone === '' ? config.siteTimezone : normaliseTimezone(body.timezone);
+  if (!zone) throw invalidParam('timezone', 'timezone_invalid');
+  Object.assign(event, schedule(body, zone, current));
+
+  if (body.date !== undefined) post.date_utc = formatUtc(parsed('date', body.date, zone));
+  if (body.date_utc !== undefined) post.date_utc = formatUtc(parsed('date_utc', body.date_utc, 'UTC'));
+  if (!current) post.date_utc ??= now;
+  if (!current || body.status !== undefined || post.date_utc !== undefined) {
+    post.status = statusToStore(caller, 'events', body.status, current?.status, post.date_utc ?? current?.date_utc ?? now, now);
+    event.status = post.status;
+  }
+
+  if (body.cost !== undefined) {
+    const cost = parseCost(body.cost);
+    Object.assign(event, { cost: cost.entries.length ? JSON.stringify(cost.entries) : null, currency_symbol: cost.symbol, currency_position: cost.position });
+  }
+  if (body.website !== undefined) event.website = checkedUrl('website', body.website);
+  if (body.image !== undefined) event.image_id = await resolveImage(trx, body.image, caller);
+  for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+    if (body[flag] !== undefined) event[flag] = isTrue(body[flag]);
+  }
+  if (!current) {
+    Object.assign(event, { show_map: event.show_map ?? true, show_map_link: event.show_map_link ?? true });
+    Object.assign(event, { hide_from_listings: event.hide_from_listings ?? false, sticky: event.sticky ?? false, featured: event.featured ?? false });
+    Object.assign(event, { currency_symbol: event.currency_symbol ?? '', currency_position: event.currency_position ?? '', cost: event.cost ?? null });
+    Object.assign(event, { website: event.website ?? null, image_id: event.image_id ?? null, post_parent: null });
+  }
+  if (body.venue !== undefined) event.venue_id = await venueId(trx, body.venue);
+  else if (!current) event.venue_id = null;
+  const organizers = body.organizer === undefined ? undefined : await organizerIds(trx, body.organizer);
+  const categories = body.categories === undefined ? undefined : await termIds(trx, CATEGORIES, body.categories, language);
+  const tags = body.tags === undefined ? undefined : await termIds(trx, TAGS, body.tags, language);
+
+  const slugSource = body.slug ?? (current ? undefined : post.title);
+  const slugBase = slugSource === undefined ? undefined : makeSlug(slugSource) || undefined;
+  if (body.slug !== undefined && !slugBase) throw invalidParam('slug', 'slug_empty');
+  return {
+    post,
+    event,
+    slugBase,
+    async links(t, id) {
+      if (organizers) await repo.setOrganizers(t, id, organizers);
+      if (categories) await setPostTerms(t, id, 'tribe_events_cat', categories);
+      if (tags) await setPostTerms(t, id, 'post_tag', tags);
+    },
+  };
+}
+
+/**
+ * Start, end, time zone and all-day (tec-compat §4.3): dates are read in the event's zone, all-day events span
+ * 00:00:00–23:59:59 of their days, an end before the start is 400 naming `end_date`. A new zone keeps the stored
+ * local times.
+ */
+function schedule(body: EventWrite, zone: string, current: EventRow | undefined): Partial<EventFields> | undefined {
+  const touched = ['start_date', 'end_date', 'all_day', 'timezone'].some((key) => body[key as keyof EventWrite] !== undefined);
+  if (current && !touched) return undefined;
+  let start = body.start_date !== undefined ? parsed('start_date', body.start_date, zone) : fromLocal((current as EventRow).start_local, zone);
+  let end = body.end_date !== undefined ? parsed('end_date', body.end_date, zone) : fromLocal((current as EventRow).end_local, zone);
+  const allDay = body.all_day !== undefined ? isTrue(body.all_day) : current?.all_day ?? false;
+  if (allDay) {
+    start = startOfDay(start, zone);
+    end = endOfDay(end, zone);
+  }
+  if (end < start) throw invalidParam('end_date', 'end_before_start');
+  return {
+    timezone: zone, all_day: allDay,
+    start_local: formatLocal(start, zone), end_local: formatLocal(end, zone),
+    start_utc: formatUtc(start), end_utc: formatUtc(end),
+  };
+}
+
+function parsed(name: string, input: string | number, zone: string) {
+  const instant = parseDateInput(input, zone);
+  if (!instant) throw invalidParam(name, 'date_invalid');
+  return instant;
+}
+
+function required(name: string, text: string): string {
+  if (!text) throw invalidParam(name, 'param_min_length', { limit: 1 });
+  return text;
+}
+
+/** An absolute http(s) URL, or '' to clear (tec-compat §4.1). */
+export function checkedUrl(name: string, text: string): string {
+  if (text === '') return '';
+  try {
+    const url = new URL(text);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return text;
+  } catch { /* not a URL */ }
+  throw invalidParam(name, 'url_invalid');
+}
+
+async function checkedAuthor(trx: Executor, caller: Caller, author: number): Promise<number> {
+  if (!(await findUserById(trx, author))) throw invalidParam('author', 'user_invalid');
+  if (author !== caller.id && !can(caller, 'edit_others_events')) throw new ApiError(403, 'rest_cannot_edit_others', 'cannot_edit_others');
+  return author;
+}
+
+type TermInput = components['schemas']['TermRefs'];
+
+/**
+ * Terms by id, slug or name, as an array or a comma-separated string (tec-compat §4.4): unknown ids are skipped,
+ * unknown names are created. `""` and `[]` clear.
+ */
+async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInput, language: string): Promise<number[]> {
+  const { taxonomy } = info;
+  const items = (Array.isArray(input) ? input : String(input).split(',')).map((item) => String(item).trim()).filter(Boolean);
+  const ids: number[] = [];
+  for (const item of items) {
+    if (/^\d+$/.test(item)) {
+      if (await trx('terms').where({ taxonomy, id: Number(item) }).first('id')) ids.push(Number(item));
+      continue;
+    }
+    const found = await findTermForEvent(trx, taxonomy, item);
+    ids.push(found ?? (await createTermNamed(trx, info, item, language)));
+  }
+  return ids;
+}
+
+type VenueInput = components['schemas']['VenueLink'];
+type OrganizerInput = components['schemas']['OrganizerLink'];
+
+/** An id (number, numeric string, `{id}`) of an existing venue, or null to unlink (`0`, `""`, `[]`, `null`). */
+async function venueId(trx: Executor, input: VenueInput): Promise<number | null> {
+  const id = linkedId(input);
+  if (id === null) return null;
+  if (id === undefined || !(await posts.existingIds(trx, 'venue', [id])).has(id)) throw invalidParam('venue', 'venue_invalid');
+  return id;
+}
+
+/** Ids of existing organizers, in order; `0`, `""`, `[]`, `null` unlink. */
+async function organizerIds(trx: Executor, input: OrganizerInput): Promise<number[]> {
+  const items = Array.isArray(input) ? input : [input];
+  const ids = items.map(linkedId);
+  if (ids.some((id) => id === undefined)) throw invalidParam('organizer', 'organizer_invalid');
+  const wanted = ids.filter((id): id is number => id !== null);
+  const existing = await posts.existingIds(trx, 'organizer', wanted);
+  if (wanted.some((id) => !existing.has(id))) throw invalidParam('organizer', 'organizer_invalid');
+  return wanted;
+}
+
+/** null: "no link"; undefined: not a reference to an existing record. */
+function linkedId(input: unknown): number | null | undefined {
+  if (input === null || input === 0 || input === '' || (Array.isArray(input) && input.length === 0)) return null;
+  if (typeof input === 'number') return input;
+  if (typeof input === 'string' && /^\d+$/.test(input)) return Number(input) || null;
+  if (typeof input === 'object' && !Array.isArray(input) && 'id' in (input as object)) {
+    const id = Number((input as { id: unknown }).id);
+    return Number.isInteger(id) && id > 0 ? id : undefined;
+  }
+  return undefined;
+}

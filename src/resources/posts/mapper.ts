@@ -1,0 +1,47 @@
+/** Wire fields every post-like record shares: ids, author, status, publication times, URLs, global ids. */
+import type { Config } from '../../config';
+import { formatLocal, fromUtc } from '../../domain/dates';
+import { autop } from '../../domain/html';
+import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
+import { context } from '../../http/context';
+import type { PostRow, PostType } from './repository';
+
+/** What mapping needs of the request, computed once per response. */
+export interface RenderContext {
+  root: string;
+  site: string;
+  config: Readonly<Config>;
+  /** `host/path` of the site, the prefix of global ids. */
+  globalPrefix: string;
+}
+
+export function renderContext(req: RequestLike): RenderContext {
+  const site = publicUrl(req);
+  return { root: restRoot(req), site, config: context(req).config, globalPrefix: site.replace(/^https?:\/\//, '') };
+}
+
+const PUBLIC_PATHS: Record<PostType, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
+
+export function postUrl(ctx: RenderContext, type: PostType, slug: string): string {
+  return `${ctx.site}/${PUBLIC_PATHS[type]}/${slug}/`;
+}
+
+export function globalIds(ctx: RenderContext, id: number) {
+  const globalId = `${ctx.globalPrefix}?id=${id}`;
+  return { global_id: globalId, global_id_lineage: [globalId] };
+}
+
+export function publicationTimes(ctx: RenderContext, post: Pick<PostRow, 'date_utc' | 'modified_utc'>) {
+  const zone = ctx.config.siteTimezone;
+  return {
+    date: formatLocal(fromUtc(post.date_utc), zone),
+    date_utc: post.date_utc,
+    modified: formatLocal(fromUtc(post.modified_utc), zone),
+    modified_utc: post.modified_utc,
+  };
+}
+
+/** HTML stored from callers, as the plugin shows it: plain-text paragraphs wrapped in `<p>`. */
+export function content(html: string): string {
+  return html ? autop(html) : '';
+}

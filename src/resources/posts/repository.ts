@@ -1,0 +1,68 @@
+/** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
+import type { Executor } from '../../db/knex';
+import { toNumber } from '../../db/dialect';
+import { firstFreeSlug } from '../../domain/slugs';
+
+export type PostType = 'event' | 'venue' | 'organizer';
+
+export interface PostRow {
+  id: number;
+  type: PostType;
+  status: string;
+  author_id: number | null;
+  slug: string;
+  language: string;
+  title: string;
+  content: string;
+  excerpt: string;
+  password: string;
+  date_utc: string;
+  modified_utc: string;
+}
+
+export type PostValues = Omit<PostRow, 'id'>;
+
+export function normalisePost<T extends PostRow>(row: T): T {
+  return { ...row, id: toNumber(row.id), author_id: row.author_id === null ? null : toNumber(row.author_id) };
+}
+
+export async function findPost(db: Executor, id: number): Promise<PostRow | undefined> {
+  const row = await db<PostRow>('posts').where({ id }).first();
+  return row && normalisePost(row);
+}
+
+export async function findPostBySlug(db: Executor, type: PostType, slug: string): Promise<PostRow | undefined> {
+  const row = await db<PostRow>('posts').where({ type, slug }).first();
+  return row && normalisePost(row);
+}
+
+/** The ids among `ids` that are posts of `type`. */
+export async function existingIds(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows: Array<{ id: number }> = await db('posts').where({ type }).whereIn('id', ids).select('id');
+  return new Set(rows.map((r) => toNumber(r.id)));
+}
+
+export async function insertPost(db: Executor, values: PostValues): Promise<number> {
+  const [row] = await db('posts').insert(values).returning('id');
+  return toNumber(row.id);
+}
+
+export async function updatePost(db: Executor, id: number, values: Partial<PostValues>): Promise<void> {
+  if (Object.keys(values).length) await db('posts').where({ id }).update(values);
+}
+
+export async function deletePost(db: Executor, id: number): Promise<void> {
+  await db('posts').where({ id }).delete();
+}
+
+/** `base`, or `base-2`, `base-3`… whichever is free among the posts of `type` (other than `self`). */
+export async function freeSlug(db: Executor, type: PostType, base: string, self?: number): Promise<string> {
+  const escaped = base.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const query = db('posts').where({ type })
+    .andWhere((q) => { q.where('slug', base).orWhereRaw(`slug like ? escape '\\'`, [`${escaped}-%`]); })
+    .select('slug');
+  if (self !== undefined) query.andWhereNot('id', self);
+  const rows: Array<{ slug: string }> = await query;
+  return firstFreeSlug(base, rows.map((r) => r.slug));
+}
