@@ -106,6 +106,13 @@ for (const unit of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Sec
   if (unit !== 'Day') proto[`set${unit}`] = native[`setUTC${unit}`];
 }
 
+/** 'next monday' (or 'first', 'second'… monday): PHP means a Monday *after* the base day, locutus allows the day itself. */
+const NEXT_WEEKDAY = new RegExp(
+  '\\b(?:next|first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|twelfth)\\s+' +
+    '(?:sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thu|fri|sat)',
+  'i',
+);
+
 /** strtotime with UTC as the "local" zone: seconds, and whether they are an absolute instant (the text had a zone). */
 function strtotimeInUtc(text: string, nowSeconds: number): { seconds: number; absolute: boolean } | undefined {
   const global = globalThis as { Date: DateConstructor };
@@ -137,6 +144,13 @@ export function parseDateInput(input: string | number, zone: string, now: Date =
   const wallNow = DateTime.fromSeconds(nowSeconds, { zone: z }).setZone('utc', { keepLocalTime: true }).toSeconds();
   const parsed = strtotimeInUtc(text, wallNow);
   if (!parsed) return undefined;
+  if (!parsed.absolute && NEXT_WEEKDAY.test(text)) {
+    // the text without its 'next monday' gives the base day; landing on that very weekday means a week later in PHP
+    const base = strtotimeInUtc(text.replace(NEXT_WEEKDAY, ' '), wallNow);
+    if (base && (Math.floor(parsed.seconds / 86_400) - Math.floor(base.seconds / 86_400)) % 7 === 0) {
+      parsed.seconds += 7 * 86_400;
+    }
+  }
   let result: DateTime;
   if (parsed.absolute) result = DateTime.fromSeconds(parsed.seconds, { zone: z });
   // 'now' (or any phrase landing on now) keeps the real instant, even in the repeated hour of a DST overlap

@@ -56,6 +56,18 @@ describe('parseDateInput', () => {
     expect(parsed(input, 'Europe/Amsterdam')?.[0]).toBe(local);
   });
 
+  it('reads "next <weekday>" on that weekday as a week later, as PHP does (locutus says today)', () => {
+    const wednesday = new Date('2025-03-12T12:00:00Z');
+    expect(parsed('next wednesday 4pm', 'UTC', wednesday)?.[0]).toBe('2025-03-19 16:00:00');
+    expect(parsed('first wed', 'UTC', wednesday)?.[0]).toBe('2025-03-19 00:00:00');
+    expect(parsed('second wednesday', 'UTC', wednesday)?.[0]).toBe('2025-03-26 00:00:00');
+    expect(parsed('2025-03-05 next wednesday', 'UTC', wednesday)?.[0]).toBe('2025-03-12 00:00:00');
+    expect(parsed('next thursday', 'UTC', wednesday)?.[0]).toBe('2025-03-13 00:00:00');
+    expect(parsed('wednesday', 'UTC', wednesday)?.[0]).toBe('2025-03-12 00:00:00');
+    expect(parsed('this wednesday', 'UTC', wednesday)?.[0]).toBe('2025-03-12 00:00:00');
+    expect(parsed('last wednesday', 'UTC', wednesday)?.[0]).toBe('2025-03-05 00:00:00');
+  });
+
   it('takes "today" in the zone, not in UTC or the process zone', () => {
     // 2025-03-10T23:30Z is already the 11th in Tokyo and still the 10th in Los Angeles
     const late = new Date('2025-03-10T23:30:00Z');

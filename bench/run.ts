@@ -1,0 +1,286 @@
+/**
+ * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server and a bare Express app
+ * as child processes, and measures every scenario with autocannon over loopback. Prints a table per engine with the
+ * ratios to the bare route and the issue's targets, and writes bench/results/latest.json. See bench/README.md.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import knex from 'knex';
+import { createDb } from '../src/db/knex';
+import { ADMIN, seed, type Fixture } from './seed';
+
+type Engine = 'sqlite' | 'postgres';
+
+const ROOT = path.resolve(__dirname, '..');
+const RESULTS = path.join(__dirname, 'results');
+const NS = '/calendar/events/v1';
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+interface Scenario {
+  name: string;
+  /** Called for every request, so a scenario may spread its requests over many records. */
+  path(f: Fixture): string;
+  method?: 'POST';
+  body?: object;
+  auth?: boolean;
+  /** Sent to the bare Express app instead of the service. */
+  bare?: boolean;
+}
+
+const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
+
+/** One line per scenario. The bare route comes first (the others are compared with it), writes last. */
+const SCENARIOS: Scenario[] = [
+  { name: 'bare', bare: true, path: () => '/' },
+  { name: 'list', path: () => `${NS}/events?per_page=15` },
+  { name: 'list categories+search', path: (f) => `${NS}/events?categories=${f.categoryId}&search=${f.searchWord}` },
+  { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
+  { name: 'categories', path: () => `${NS}/categories` },
+  // issue 4, once venues and the geolocation filter land:
+  // { name: 'venues', path: () => `${NS}/venues` },
+  // { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
+  // { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
+  { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`,
+    body: { title: 'Bench event', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' } },
+];
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+interface SizeResult {
+  events: number;
+  seedSeconds: number;
+  databaseMiB: number;
+  scenarios: Record<string, Measurement>;
+}
+
+// ---- cleanup: child processes and databases go away on success, errors and Ctrl-C alike
+
+const cleanups: Array<() => unknown> = [];
+const children = new Set<ChildProcess>();
+
+async function cleanUp(): Promise<void> {
+  for (let task = cleanups.pop(); task; task = cleanups.pop()) {
+    try { await task(); } catch (err) { console.error('cleanup failed:', err); }
+  }
+}
+
+process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => { console.error(`\n${signal}: cleaning up`); void cleanUp().finally(() => process.exit(130)); });
+}
+
+// ---- processes
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    }).on('error', reject);
+  });
+}
+
+async function start(script: string, port: number, env: Record<string, string>, log: string): Promise<ChildProcess> {
+  const out = fs.openSync(log, 'a'); // server logs would drown the table (and a 501 is logged per request)
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  children.add(child);
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+  cleanups.push(stop);
+  child.once('exit', () => children.delete(child));
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}; see ${log}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/${env.DATABASE_URL ? 'readyz' : ''}`)).ok) return child;
+    } catch { /* not listening yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${script} did not become ready; see ${log}`);
+}
+
+// ---- databases
+
+async function postgresReachable(): Promise<boolean> {
+  const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 3000 });
+  try {
+    await admin.raw('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** A temporary SQLite file, or a new PostgreSQL schema selected through the connection's search_path. */
+async function freshDatabase(engine: Engine): Promise<{ url: string; size(): Promise<number>; drop(): Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
+    const file = path.join(dir, 'calendar.sqlite');
+    return { url: `sqlite:${file}`, size: async () => fs.statSync(file).size, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
+  await admin.raw('create schema ??', [schema]);
+  return {
+    url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    async size() {
+      const { rows } = await admin.raw(`select sum(pg_total_relation_size(c.oid)) as bytes from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'r'`, [schema]);
+      return Number(rows[0].bytes);
+    },
+    async drop() {
+      await admin.raw('drop schema if exists ?? cascade', [schema]);
+      await admin.destroy();
+    },
+  };
+}
+
+// ---- measuring
+
+async function measure(port: number, scenario: Scenario, fixture: Fixture): Promise<Measurement> {
+  const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
+  if (scenario.auth) headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  const run = autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    method: scenario.method ?? 'GET',
+    headers,
+    body: scenario.body && JSON.stringify(scenario.body),
+    requests: [{ setupRequest: (request) => ({ ...request, path: scenario.path(fixture) }) }],
+    warmup: WARMUP > 0 ? { connections: CONNECTIONS, duration: WARMUP } : undefined,
+  });
+  // autocannon's own percentiles are whole milliseconds; keep every latency for sub-millisecond ones
+  const latencies: number[] = [];
+  run.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+  const result = await run;
+  const sorted = Float64Array.from(latencies).sort();
+  const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return {
+    rps: result.requests.average,
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+  };
+}
+
+async function runSize(engine: Engine, events: number, barePort: number): Promise<SizeResult> {
+  const database = await freshDatabase(engine);
+  cleanups.push(() => database.drop());
+  const db = createDb(database.url);
+  const fixture = await seed(db, { events }).finally(() => db.destroy());
+  const databaseMiB = (await database.size()) / 2 ** 20;
+  console.log(`${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`);
+
+  const port = await freePort();
+  const log = path.join(RESULTS, `server-${engine}-${events}.log`);
+  const server = await start(path.join(ROOT, 'dist/src/server.js'), port, { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, log);
+  const scenarios: Record<string, Measurement> = {};
+  for (const scenario of SCENARIOS) {
+    const m = (scenarios[scenario.name] = await measure(scenario.bare ? barePort : port, scenario, fixture));
+    console.log(`  ${scenario.name.padEnd(24)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
+      (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors}` : ''));
+  }
+  server.kill('SIGTERM');
+  await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)));
+  return { events, seedSeconds: fixture.seedSeconds, databaseMiB, scenarios };
+}
+
+// ---- reporting
+
+const percentOfBare = (size: SizeResult, name: string) => (100 * size.scenarios[name].rps) / size.scenarios.bare.rps;
+
+function table(engine: Engine, sizes: SizeResult[]): string {
+  const lines = [`### ${engine}`, '', '| scenario | events | req/s | p50 ms | p99 ms | % of bare | non-2xx |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const scenario of SCENARIOS) {
+    for (const size of sizes) {
+      const m = size.scenarios[scenario.name];
+      lines.push(`| ${scenario.name} | ${size.events} | ${m.rps.toFixed(0)} | ${m.p50.toFixed(2)} | ${m.p99.toFixed(2)} | ` +
+        `${percentOfBare(size, scenario.name).toFixed(0)} % | ${m.non2xx || m.errors ? `**${m.non2xx + m.errors}**` : 0} |`);
+    }
+  }
+  lines.push('', 'seeding: ' + sizes.map((s) => `${s.events} events ${s.seedSeconds.toFixed(1)} s, ${s.databaseMiB.toFixed(0)} MiB`).join('; '));
+  return lines.join('\n');
+}
+
+/** The issue's targets; a check on a scenario that answered anything but 2xx is not a measurement. */
+function checks(sizes: SizeResult[]): string[] {
+  const verdict = (ok: boolean, sizesUsed: SizeResult[], names: string[]) =>
+    sizesUsed.some((s) => names.some((n) => s.scenarios[n].non2xx + s.scenarios[n].errors > 0)) ? 'INVALID (non-2xx)' : ok ? 'PASS' : 'FAIL';
+  const lines: string[] = [];
+  for (const size of sizes) {
+    const single = percentOfBare(size, 'single');
+    const list = percentOfBare(size, 'list');
+    lines.push(`${verdict(single >= 40, [size], ['single'])}  single event read at ${size.events}: ${single.toFixed(0)} % of bare (target ≥ 40 %)`);
+    lines.push(`${verdict(list >= 20, [size], ['list'])}  default list page at ${size.events}: ${list.toFixed(0)} % of bare (target ≥ 20 %)`);
+  }
+  if (sizes.length > 1) {
+    const [small, large] = [sizes[0], sizes[sizes.length - 1]];
+    const ratio = large.scenarios.list.p50 / small.scenarios.list.p50;
+    lines.push(`${verdict(ratio <= 2, [small, large], ['list'])}  list p50 at ${large.events} is ${ratio.toFixed(2)}× p50 at ${small.events} ` +
+      `(${large.scenarios.list.p50.toFixed(2)} / ${small.scenarios.list.p50.toFixed(2)} ms; target ≤ 2×)`);
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  console.log('building the server (npm run build)');
+  if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+  const barePort = await freePort();
+  await start(path.join(__dirname, 'bare-server.js'), barePort, {}, path.join(RESULTS, 'bare-server.log'));
+
+  const report: Record<string, SizeResult[]> = {};
+  const output: string[] = [];
+  for (const engine of ENGINES) {
+    if (engine === 'postgres' && !(await postgresReachable())) {
+      console.log(`PostgreSQL is not reachable at ${PG_URL}: skipped (set BENCH_DATABASE_URL or BENCH_ENGINES=sqlite)`);
+      continue;
+    }
+    const sizes: SizeResult[] = [];
+    for (const events of SIZES) sizes.push(await runSize(engine, events, barePort));
+    report[engine] = sizes;
+    output.push(table(engine, sizes), '', ...checks(sizes), '');
+  }
+  console.log(`\n${output.join('\n')}`);
+  const file = path.join(RESULTS, 'latest.json');
+  fs.writeFileSync(file, JSON.stringify({
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP },
+    engines: report,
+  }, null, 2));
+  console.log(`results: ${path.relative(ROOT, file)}`);
+}
+
+main()
+  .catch((err: unknown) => { console.error(err); process.exitCode = 1; })
+  .finally(() => cleanUp());
