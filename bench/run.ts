@@ -25,6 +25,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE === '1';
 
 interface Scenario {
   name: string;
@@ -196,7 +197,7 @@ async function runSize(engine: Engine, events: number, barePort: number): Promis
   const database = await freshDatabase(engine);
   cleanups.push(() => database.drop());
   const db = createDb(database.url);
-  const fixture = await seed(db, { events }).finally(() => db.destroy());
+  const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE }).finally(() => db.destroy());
   const databaseMiB = (await database.size()) / 2 ** 20;
   console.log(`${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`);
 
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(file, JSON.stringify({
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP },
+    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, sqliteAnalyze: SQLITE_ANALYZE },
     engines: report,
   }, null, 2));
   console.log(`results: ${path.relative(ROOT, file)}`);

@@ -17,6 +17,11 @@ export interface SeedOptions {
   events: number;
   /** Events per transaction. */
   batch?: number;
+  /**
+   * SQLite: run ANALYZE afterwards. Off by default because the service never does, so a real SQLite database has no
+   * planner statistics (PostgreSQL is always analysed: autovacuum would do it shortly after such a load anyway).
+   */
+  analyze?: boolean;
   /** Show a progress bar on stderr (default true; a line every 10 s when stderr is not a terminal). */
   progress?: boolean;
 }
@@ -216,7 +221,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
     await db.raw(`select setval(pg_get_serial_sequence('terms', 'id'), ?)`, [CATEGORY_COUNT + TAG_COUNT]);
     await db.raw('vacuum analyze'); // what autovacuum would do after a bulk load: planner statistics, visibility map
   } else {
-    await db.raw('analyze');
+    if (options.analyze) await db.raw('analyze');
     await db.raw('pragma wal_checkpoint(truncate)');
     await db.raw('pragma synchronous = full');
   }

@@ -1672,6 +1672,13 @@ export interface components {
             venue?: components["schemas"]["VenueLink"];
             organizer?: components["schemas"]["OrganizerLink"];
         };
+        EventPassword: {
+            /**
+             * @description Password of the event: once set, reads need it (single reads answer `403 event-password-protected` without it, lists blank the protected fields); callers who may edit the event read it without. `""` removes it.
+             * @example opensesame
+             */
+            password?: string;
+        };
         /** @description A page of venues. */
         VenueList: components["schemas"]["ListLinks"] & {
             venues: components["schemas"]["Venue"][];
@@ -1965,30 +1972,18 @@ export interface components {
         term_id: number;
     };
     requestBodies: {
-        /** @description The new event; `title`, `start_date` and `end_date` are required. JSON or form-encoded. */
+        /** @description The new event; `title`, `start_date` and `end_date` are required. Also takes `password`, the event's password. JSON or form-encoded. */
         EventCreate: {
             content: {
-                "application/json": components["schemas"]["EventWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["EventWrite"] & unknown;
+                "application/json": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"] & unknown;
+                "application/x-www-form-urlencoded": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"] & unknown;
             };
         };
         /** @description The fields to change; fields not sent keep their values. Also takes `password`, the event's password. JSON or form-encoded. */
         EventUpdate: {
             content: {
-                "application/json": components["schemas"]["EventWrite"] & {
-                    /**
-                     * @description Password of the event: once set, reads need it (single reads answer `403 event-password-protected` without it, lists blank the protected fields). `""` removes it.
-                     * @example opensesame
-                     */
-                    password?: string;
-                };
-                "application/x-www-form-urlencoded": components["schemas"]["EventWrite"] & {
-                    /**
-                     * @description Password of the event: once set, reads need it (single reads answer `403 event-password-protected` without it, lists blank the protected fields). `""` removes it.
-                     * @example opensesame
-                     */
-                    password?: string;
-                };
+                "application/json": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"];
             };
         };
         /** @description The fields to change; fields not sent keep their values. `slug` is the new slug. JSON or form-encoded. */

@@ -84,14 +84,20 @@ function withServer({ spec }: AppContext, namespace: string) {
 }
 
 /**
- * Records the operation for shared plumbing (paging echoes its parameters) and gives the handler its integer path
- * parameters as numbers: Express re-parses `req.params` per route, after the validator's coercion.
+ * Records the operation for shared plumbing (paging echoes its parameters), gives the handler its integer path
+ * parameters as numbers (Express re-parses `req.params` per route, after the validator's coercion), and keeps only
+ * the body fields the operation declares: unknown fields are ignored, as the plugin does, so no handler can act on
+ * a field the spec does not have.
  */
 function bindOperation(op: Operation): RequestHandler {
   const integers = op.parameters.filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer').map((p) => p.name);
+  const declared = op.body && Object.keys(op.body.properties);
   return (req, res, next) => {
     res.locals.operation = op;
     for (const name of integers) (req.params as Record<string, unknown>)[name] = Number(req.params[name]);
+    if (declared && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
+      req.body = Object.fromEntries(declared.filter((name) => name in req.body).map((name) => [name, req.body[name]]));
+    }
     next();
   };
 }

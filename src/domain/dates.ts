@@ -15,7 +15,7 @@ const ZONE_NAME = /^[A-Za-z][\w+-]*(?:\/[\w+-]+)*$/;
 const MAX_INPUT_LENGTH = 200;
 const DAY_MS = 86_400_000;
 
-/** Minutes east of UTC of 'UTC', 'UTC+5', 'UTC-3:30' (WordPress offers UTC-12 to UTC+14); undefined when out of range. */
+/** Minutes east of UTC of 'UTC', 'UTC+5', 'UTC-3:30'; undefined outside WordPress's range, UTC-12 to UTC+14. */
 function offsetMinutes(match: RegExpExecArray): number | undefined {
   if (!match[1]) return 0;
   const hours = Number(match[2]);
@@ -32,6 +32,7 @@ function offsetName(minutes: number): string {
   return `UTC${minutes < 0 ? '-' : '+'}${Math.floor(abs / 60)}${tail}`;
 }
 
+/** The zone to store for a timezone input ('europe/amsterdam' → 'Europe/Amsterdam', 'UTC+05:30' → 'UTC+5:30'). */
 export function normaliseTimezone(input: string): string | undefined {
   const offset = UTC_OFFSET.exec(input);
   if (offset) {
@@ -106,7 +107,7 @@ for (const unit of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Sec
   if (unit !== 'Day') proto[`set${unit}`] = native[`setUTC${unit}`];
 }
 
-/** 'next monday' (or 'first', 'second'… monday): PHP means a Monday *after* the base day, locutus allows the day itself. */
+/** 'next monday' (also 'first', 'second'… monday): PHP means a Monday *after* the base day; locutus allows that day. */
 const NEXT_WEEKDAY = new RegExp(
   '\\b(?:next|first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|twelfth)\\s+' +
     '(?:sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thu|fri|sat)',
@@ -127,9 +128,14 @@ function strtotimeInUtc(text: string, nowSeconds: number): { seconds: number; ab
   }
 }
 
+/**
+ * A date input read as PHP's strtotime reads it, wall-clock in `zone` (a stored zone string; a RangeError if it is
+ * not one) and relative to `now`; Unix timestamps and texts with their own offset are absolute. Undefined when
+ * unreadable.
+ */
 export function parseDateInput(input: string | number, zone: string, now: Date = new Date()): DateTime | undefined {
   const z = zoneOf(zone);
-  const text = typeof input === 'number' ? String(input) : input.trim();
+  const text = String(input).trim();
   if (typeof input === 'number' || /^-?\d+$/.test(text)) {
     // Unix timestamps are instants (DECISIONS: the plugin reads them as UTC wall-clock times, we do not)
     const seconds = Math.floor(Number(input));
@@ -159,10 +165,12 @@ export function parseDateInput(input: string | number, zone: string, now: Date =
   return result.isValid ? result : undefined;
 }
 
+/** Wall-clock 'YYYY-MM-DD HH:MM:SS' of the instant in `zone`. */
 export function formatLocal(instant: DateTime, zone: string): WallClock {
   return instant.setZone(zoneOf(zone)).toFormat(WALL_FORMAT);
 }
 
+/** 'YYYY-MM-DD HH:MM:SS' in UTC. */
 export function formatUtc(instant: DateTime): WallClock {
   return instant.toUTC().toFormat(WALL_FORMAT);
 }
@@ -190,6 +198,7 @@ export function dateDetails(wallClock: WallClock): {
 // Intl has abbreviations only per locale ('CEST' in en-GB, 'EST' in en-US, 'IST' in en-IN…): ask these in turn.
 const ABBR_LOCALES = ['en-US', 'en-CA', 'en-GB', 'en-IE', 'en-IN', 'en-AU', 'en-ZA', 'en-HK'];
 
+/** 'CEST', 'EST', 'UTC' for `zone` at that instant; an offset zone's own name ('UTC+5'). */
 export function timezoneAbbr(zone: string, at: DateTime): string {
   const z = zoneOf(zone);
   if (z instanceof FixedOffsetZone) return zone;
@@ -203,6 +212,7 @@ export function timezoneAbbr(zone: string, at: DateTime): string {
   return fallback; // 'GMT+9' when no locale has a name for the zone (PHP would say 'JST')
 }
 
+/** ISO 8601 with the zone's offset, to the second: '2025-04-12T09:00:00+02:00' (JSON-LD dates). */
 export function isoWithOffset(instant: DateTime, zone: string): string {
   return instant.setZone(zoneOf(zone)).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
 }

@@ -37,13 +37,9 @@ function argOf(document: OpenAPIV3_1.Document, schema: Schema | undefined, descr
   return { ...(text ? { description: text } : {}), ...picked, required };
 }
 
-/** Body fields of an operation (JSON schema, following `allOf`). */
+/** Body fields of an operation. */
 function bodyArgs(document: OpenAPIV3_1.Document, op: Operation): Record<string, Arg> {
-  const body = resolve<OpenAPIV3_1.RequestBodyObject | undefined>(document, op.definition.requestBody);
-  const root = resolve<Schema>(document, body?.content?.['application/json']?.schema ?? {});
-  const parts = [root, ...(root.allOf ?? []).map((s) => resolve<Schema>(document, s))];
-  const required = new Set(parts.flatMap((s) => s.required ?? []));
-  const properties = Object.assign({}, ...parts.map((s) => s.properties ?? {})) as Record<string, Schema>;
+  const { properties = {}, required = new Set<string>() } = op.body ?? {};
   return Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, argOf(document, s, undefined, required.has(name))]));
 }
 

@@ -22,6 +22,8 @@ export interface Operation {
   definition: OpenAPIV3_1.OperationObject;
   /** Path-item and operation parameters, resolved. */
   parameters: OpenAPIV3_1.ParameterObject[];
+  /** The JSON body's top-level fields (following `allOf`), with the schema of each and which are required. */
+  body?: { properties: Record<string, OpenAPIV3_1.SchemaObject>; required: Set<string> };
 }
 
 export interface LoadedSpec {
@@ -53,10 +55,26 @@ function listOperations(document: OpenAPIV3_1.Document): Operation[] {
         capability: capability as Capability | undefined,
         definition,
         parameters: [...(item.parameters ?? []), ...(definition.parameters ?? [])].map((p) => resolve(document, p)),
+        body: bodyOf(document, definition),
       });
     }
   }
   return operations;
+}
+
+function bodyOf(document: OpenAPIV3_1.Document, definition: OpenAPIV3_1.OperationObject): Operation['body'] {
+  const body = resolve<OpenAPIV3_1.RequestBodyObject | undefined>(document, definition.requestBody);
+  const schema = body?.content?.['application/json']?.schema;
+  if (!schema) return undefined;
+  const parts: OpenAPIV3_1.SchemaObject[] = [];
+  const collect = (s: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject) => {
+    const resolved = resolve<OpenAPIV3_1.SchemaObject>(document, s);
+    parts.push(resolved);
+    (resolved.allOf ?? []).forEach(collect);
+  };
+  collect(schema);
+  const properties = Object.assign({}, ...parts.map((s) => s.properties ?? {})) as Record<string, OpenAPIV3_1.SchemaObject>;
+  return { properties, required: new Set(parts.flatMap((s) => s.required ?? [])) };
 }
 
 /** Follows a local `$ref` (`#/components/...`) in the bundled document. */

@@ -387,6 +387,18 @@ describe.each(ENGINES)('events on %s', (engine) => {
       expect((await http(service).put(`${base}/${venue}`).auth(...service.as('editor')).send({ title: 'x' })).body.code).toBe('rest-invalid-event-id');
     });
 
+    it('ignores a password sent to the by-slug route, which does not declare it', async () => {
+      const e = await created();
+      await http(service).patch(`${base}/by-slug/${e.slug}`).auth(...service.as('editor')).send({ password: 'sneaky' }).expect(200);
+      expect((await get(e.id)).status).toBe(200);
+    });
+
+    it('sets a password on create', async () => {
+      const e = await created({ password: 'from the start' });
+      expect((await get(e.id)).body.code).toBe('event-password-protected');
+      expect((await get(e.id, undefined, { password: 'from the start' })).status).toBe(200);
+    });
+
     it('changes the slug, keeping it unique', async () => {
       const a = await created({ title: 'Slug Source' });
       const b = await created();

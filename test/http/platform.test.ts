@@ -92,10 +92,9 @@ describe.each(ENGINES)('platform on %s', (engine) => {
   });
 
   it.each([
-    ['get', '/events'], ['post', '/events'], ['get', '/events/5'], ['delete', '/events/by-slug/x'],
     ['get', '/venues'], ['patch', '/venues/5'], ['get', '/organizers/by-slug/x'], ['put', '/organizers/5'],
   ] as const)('answers %s %s with 501 not_implemented until its issue lands', async (method, path) => {
-    const bodies = { events: { title: 'T', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' }, venues: { venue: 'V' }, organizers: { organizer: 'O' } };
+    const bodies = { venues: { venue: 'V' }, organizers: { organizer: 'O' } };
     const body = bodies[path.split('/')[1] as keyof typeof bodies];
     const res = await http(service)[method](`${NS}${path}`).auth(...service.as('administrator')).send(method === 'get' || method === 'delete' ? undefined : body);
     expect(res.status).toBe(501);

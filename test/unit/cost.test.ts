@@ -26,7 +26,8 @@ describe('parseCost', () => {
   });
 
   it('takes an array as several entries, numbers as strings, and drops empty ones', () => {
-    expect(parseCost(['0$', '20$', '30$'])).toEqual({ entries: ['0$', '20$', '30$'], symbol: '$', position: 'postfix' });
+    const entries = ['0$', '20$', '30$'];
+    expect(parseCost(entries)).toEqual({ entries, symbol: '$', position: 'postfix' });
     expect(parseCost([12, '', '  ', '15.5'])).toEqual({ entries: ['12', '15.5'], symbol: '', position: '' });
     expect(parseCost(23)).toEqual({ entries: ['23'], symbol: '', position: '' });
     expect(parseCost('')).toEqual({ entries: [], symbol: '', position: '' });
