@@ -133,7 +133,8 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
 
   if (body.cost !== undefined) {
     const cost = parseCost(body.cost);
-    Object.assign(event, { cost: cost.entries.length ? JSON.stringify(cost.entries) : null, currency_symbol: cost.symbol, currency_position: cost.position });
+    const entries = cost.entries.map(sanitizeText).filter(Boolean);
+    Object.assign(event, { cost: entries.length ? JSON.stringify(entries) : null, currency_symbol: cost.symbol, currency_position: cost.position });
   }
   if (body.website !== undefined) event.website = checkedUrl('website', body.website);
   if (body.image !== undefined) event.image_id = await resolveImage(trx, body.image, caller);
