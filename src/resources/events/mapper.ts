@@ -9,10 +9,10 @@ import { dateDetails, fromUtc, isoWithOffset, timezoneAbbr } from '../../domain/
 import { imagesByIds, toWireImage, type ImageRow } from '../images/images';
 import { organizersByIds, type OrganizerRow } from '../organizers/repository';
 import { organizerJsonLd, toWireOrganizer } from '../organizers/mapper';
-import { content, globalIds, postUrl, publicationTimes, type RenderContext } from '../posts/mapper';
+import { content, dropEmpty, globalIds, postUrl, publicationTimes, stripTags, type RenderContext } from '../posts/mapper';
 import { termsOfPosts, type TermRow } from '../terms/repository';
 import { venuesByIds, type VenueRow } from '../venues/repository';
-import { dropEmpty, stripTags, toWireVenue, venueJsonLd } from '../venues/mapper';
+import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import { organizerIdsOf, type EventRow } from './repository';
 
 type Event = components['schemas']['Event'];

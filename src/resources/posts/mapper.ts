@@ -4,6 +4,7 @@ import { formatLocal, fromUtc } from '../../domain/dates';
 import { autop } from '../../domain/html';
 import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
 import { context } from '../../http/context';
+import { toWireImage, type ImageRow } from '../images/images';
 import type { PostRow, PostType } from './repository';
 
 /** What mapping needs of the request, computed once per response. */
@@ -44,4 +45,37 @@ export function publicationTimes(ctx: RenderContext, post: Pick<PostRow, 'date_u
 /** HTML stored from callers, as the plugin shows it: plain-text paragraphs wrapped in `<p>`. */
 export function content(html: string): string {
   return html ? autop(html) : '';
+}
+
+/**
+ * The leading fields of a venue or organizer in the plugin's order (tec-compat §1.5, §1.6), the name under the
+ * type's own key; empty ones are removed by `withoutEmpty`.
+ */
+export function linkedPostHead(ctx: RenderContext, type: 'venue' | 'organizer', row: PostRow & { image_id: number | null }, images: Map<number, ImageRow>) {
+  const image = row.image_id === null ? undefined : images.get(row.image_id);
+  return {
+    author: row.author_id ? String(row.author_id) : '',
+    status: row.status,
+    ...publicationTimes(ctx, row),
+    url: postUrl(ctx, type, row.slug),
+    [type]: row.title,
+    description: content(row.content),
+    excerpt: content(row.excerpt),
+    slug: row.slug,
+    image: image ? toWireImage(image) : undefined,
+  };
+}
+
+/** Drops empty values (`''`, `0`, `false`, `undefined`), as the plugin does for venues and organizers; `keep` stays. */
+export function withoutEmpty(record: Record<string, unknown>, keep: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key, value]) => key === keep || Boolean(value)));
+}
+
+/** Drops `undefined` and `''` (JSON-LD objects). */
+export function dropEmpty(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== ''));
+}
+
+export function stripTags(html: string): string {
+  return html.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
 }

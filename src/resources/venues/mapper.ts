@@ -1,31 +1,21 @@
 /** Venue rows to the wire (tec-compat §1.5): empty fields before `show_map` are left out. */
 import type { components } from '../../../generated/schema';
-import { toWireImage, type ImageRow } from '../images/images';
-import { content, globalIds, postUrl, publicationTimes, type RenderContext } from '../posts/mapper';
+import type { ImageRow } from '../images/images';
+import { dropEmpty, globalIds, linkedPostHead, postUrl, stripTags, withoutEmpty, type RenderContext } from '../posts/mapper';
 import type { VenueRow } from './repository';
 
 type Venue = components['schemas']['Venue'];
 
 export function toWireVenue(ctx: RenderContext, row: VenueRow, images: Map<number, ImageRow>, withJsonLd = false): Venue {
-  const image = row.image_id === null ? undefined : images.get(row.image_id);
   const hasGeo = row.geo_lat !== null && row.geo_lng !== null;
   const droppable = {
-    author: row.author_id ? String(row.author_id) : '',
-    status: row.status,
-    ...publicationTimes(ctx, row),
-    url: postUrl(ctx, 'venue', row.slug),
-    venue: row.title,
-    description: content(row.content),
-    excerpt: content(row.excerpt),
-    slug: row.slug,
-    image: image ? toWireImage(image) : undefined,
+    ...linkedPostHead(ctx, 'venue', row, images),
     address: row.address, city: row.city, country: row.country, province: row.province, state: row.state,
     zip: row.zip, phone: row.phone, website: row.website, stateprovince: row.stateprovince,
     ...(hasGeo ? { geo_lat: row.geo_lat as number, geo_lng: row.geo_lng as number } : {}),
     ...(withJsonLd ? { json_ld: venueJsonLd(ctx, row) } : {}),
   };
-  const kept = Object.fromEntries(Object.entries(droppable).filter(([key, value]) => key === 'venue' || Boolean(value)));
-  return { id: row.id, ...kept, show_map: row.show_map, show_map_link: row.show_map_link, ...globalIds(ctx, row.id) } as Venue;
+  return { id: row.id, ...withoutEmpty(droppable, 'venue'), show_map: row.show_map, show_map_link: row.show_map_link, ...globalIds(ctx, row.id) } as Venue;
 }
 
 /** schema.org Place (tec-compat §7.2). */
@@ -40,12 +30,4 @@ export function venueJsonLd(ctx: RenderContext, row: VenueRow): Record<string, u
     geo: row.geo_lat !== null && row.geo_lng !== null ? { '@type': 'GeoCoordinates', latitude: row.geo_lat, longitude: row.geo_lng } : undefined,
     telephone: row.phone, sameAs: row.website,
   });
-}
-
-export function dropEmpty(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== ''));
-}
-
-export function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
 }
