@@ -1776,7 +1776,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other error: `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `not_implemented` (501), `rest_internal_error` (500). */
+        /** @description Any other error: `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `rest_internal_error` (500). */
         Error: {
             headers: {
                 [name: string]: unknown;

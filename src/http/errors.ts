@@ -44,10 +44,6 @@ export function missingParams(names: string[]): ApiError {
   return new ApiError(400, 'rest_missing_callback_param', 'missing_params', { names: names.join(', ') }, {}, undefined, names);
 }
 
-export function notImplemented(): never {
-  throw new ApiError(501, 'not_implemented', 'not_implemented');
-}
-
 export function toWire(error: ApiError, language: ReturnType<typeof requestLanguage>): object {
   const data: Record<string, unknown> = { status: error.status, ...error.data };
   if (error.params) {

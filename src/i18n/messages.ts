@@ -27,7 +27,6 @@ const en = {
   invalid_authorization: 'The Authorization header is not valid HTTP Basic credentials.',
   too_many_requests: 'Too many failed login attempts. Try again in {seconds} seconds.',
   internal_error: 'The server could not complete the request.',
-  not_implemented: 'This operation is not implemented yet.',
   term_invalid_id: 'Term does not exist.',
   term_exists: 'A term with the name provided already exists with this parent.',
   term_slug_exists: 'The slug "{slug}" is already in use by another term.',
@@ -59,6 +58,7 @@ const en = {
   term_unknown: 'No term with that id or slug.',
   tickets_unavailable: 'This service sells no tickets: ticketed events do not exist here.',
   geoloc_pair: 'geoloc_lat and geoloc_lng go together.',
+  geo_pair: 'geo_lat and geo_lng go together.',
   slug_empty: 'The slug cannot be made from the name: send a slug.',
 } as const;
 

@@ -91,16 +91,6 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body).toEqual({ code: 'rest_no_route', message: expect.any(String), data: { status: 404 } });
   });
 
-  it.each([
-    ['get', '/venues'], ['patch', '/venues/5'], ['get', '/organizers/by-slug/x'], ['put', '/organizers/5'],
-  ] as const)('answers %s %s with 501 not_implemented until its issue lands', async (method, path) => {
-    const bodies = { venues: { venue: 'V' }, organizers: { organizer: 'O' } };
-    const body = bodies[path.split('/')[1] as keyof typeof bodies];
-    const res = await http(service)[method](`${NS}${path}`).auth(...service.as('administrator')).send(method === 'get' ? undefined : body);
-    expect(res.status).toBe(501);
-    expect(res.body).toEqual({ code: 'not_implemented', message: expect.any(String), data: { status: 501 } });
-  });
-
   it('answers a body over the limit with 413', async () => {
     const res = await http(service).post(`${NS}/tags`).auth(...service.as('editor')).send({ name: 'x', description: 'y'.repeat(5000) });
     expect(res.status).toBe(413);

@@ -12,14 +12,16 @@ import { parseCost } from '../../domain/cost';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
-import { canChange, canRead, can, type Caller } from '../../users/roles';
-import { findUserById } from '../../users/repository';
+import { canChange, canRead, type Caller } from '../../users/roles';
+import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
 import * as posts from '../posts/repository';
 import { forbidden, passwordMatches, statusToStore } from '../posts/rules';
 import { findTermForEvent, setPostTerms } from '../terms/repository';
 import { createTermNamed } from '../terms/service';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from '../terms/taxonomies';
+import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds';
+import { createLinkedIn } from '../linked/service';
 import { isTrue } from '../../http/params';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
@@ -59,11 +61,11 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
   return transactionWithRetry(db, async (trx) => {
     const now = utcNow();
     const write = await prepare(trx, config, caller, body, undefined, language);
+    const slug = await posts.freeSlug(trx, 'event', write.slugBase ?? 'event');
     const id = await posts.insertPost(trx, {
       type: 'event', language, title: '', content: '', excerpt: '', password: '', author_id: caller.id,
-      date_utc: now, modified_utc: now, status: 'draft', slug: '', ...write.post,
+      date_utc: now, modified_utc: now, status: 'draft', slug, ...write.post,
     } as posts.PostValues);
-    await posts.updatePost(trx, id, { slug: await posts.freeSlug(trx, 'event', write.slugBase ?? `event-${id}`, id) });
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
     return id;
@@ -116,7 +118,7 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
   if (body.description !== undefined) post.content = required('description', sanitizeHtml(body.description));
   if (body.excerpt !== undefined) post.excerpt = required('excerpt', sanitizeHtml(body.excerpt));
   if (body.password !== undefined) post.password = body.password;
-  if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, body.author);
+  if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, 'events', body.author);
 
   const zone = body.timezone === undefined ? current?.timezone ?? config.siteTimezone
     : body.timezone === '' ? config.siteTimezone : normaliseTimezone(body.timezone);
@@ -147,9 +149,10 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
     Object.assign(event, { currency_symbol: event.currency_symbol ?? '', currency_position: event.currency_position ?? '', cost: event.cost ?? null });
     Object.assign(event, { website: event.website ?? null, image_id: event.image_id ?? null, post_parent: null });
   }
-  if (body.venue !== undefined) event.venue_id = await venueId(trx, body.venue);
+  const inline: Inline = { trx, config, caller, language };
+  if (body.venue !== undefined) event.venue_id = await venueId(inline, body.venue);
   else if (!current) event.venue_id = null;
-  const organizers = body.organizer === undefined ? undefined : await organizerIds(trx, body.organizer);
+  const organizers = body.organizer === undefined ? undefined : await organizerIds(inline, body.organizer);
   const categories = body.categories === undefined ? undefined : await termIds(trx, CATEGORIES, body.categories, language);
   const tags = body.tags === undefined ? undefined : await termIds(trx, TAGS, body.tags, language);
 
@@ -202,22 +205,6 @@ function required(name: string, text: string): string {
   return text;
 }
 
-/** An absolute http(s) URL, or '' to clear (tec-compat §4.1). */
-export function checkedUrl(name: string, text: string): string {
-  if (text === '') return '';
-  try {
-    const url = new URL(text);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return text;
-  } catch { /* not a URL */ }
-  throw invalidParam(name, 'url_invalid');
-}
-
-async function checkedAuthor(trx: Executor, caller: Caller, author: number): Promise<number> {
-  if (!(await findUserById(trx, author))) throw invalidParam('author', 'user_invalid');
-  if (author !== caller.id && !can(caller, 'edit_others_events')) throw new ApiError(403, 'rest_cannot_edit_others', 'cannot_edit_others');
-  return author;
-}
-
 type TermInput = components['schemas']['TermRefs'];
 
 /**
@@ -242,23 +229,55 @@ async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInp
 type VenueInput = components['schemas']['VenueLink'];
 type OrganizerInput = components['schemas']['OrganizerLink'];
 
-/** An id (number, numeric string, `{id}`) of an existing venue, or null to unlink (`0`, `""`, `[]`, `null`). */
-async function venueId(trx: Executor, input: VenueInput): Promise<number | null> {
-  const id = linkedId(input);
-  if (id === null) return null;
-  if (id === undefined || !(await posts.existingIds(trx, 'venue', [id])).has(id)) throw invalidParam('venue', 'venue_invalid');
-  return id;
+/** What creating a venue or organizer inline needs: the event's transaction and its caller. */
+interface Inline {
+  trx: Knex.Transaction;
+  config: Readonly<Config>;
+  caller: Caller;
+  language: Language;
 }
 
-/** Ids of existing organizers, in order; `0`, `""`, `[]`, `null` unlink. */
-async function organizerIds(trx: Executor, input: OrganizerInput): Promise<number[]> {
-  const items = Array.isArray(input) ? input : [input];
-  const ids = items.map(linkedId);
-  if (ids.some((id) => id === undefined)) throw invalidParam('organizer', 'organizer_invalid');
-  const wanted = ids.filter((id): id is number => id !== null);
-  const existing = await posts.existingIds(trx, 'organizer', wanted);
-  if (wanted.some((id) => !existing.has(id))) throw invalidParam('organizer', 'organizer_invalid');
-  return wanted;
+/**
+ * The venue of an event write (tec-compat §4.6): an existing venue's id (number, numeric string, `{id}`), a new
+ * venue's data (created with the venue rules, duplicates reused), or null to unlink (`0`, `""`, `[]`, `null`).
+ * Anything invalid is 400 naming `venue`.
+ */
+async function venueId(inline: Inline, input: VenueInput): Promise<number | null> {
+  const [id] = await linkedIds(inline, VENUES, [input]);
+  return id ?? null;
+}
+
+/** The organizers of an event write, in order: ids and inline data mixed; `0`, `""`, `[]`, `null` unlink. */
+async function organizerIds(inline: Inline, input: OrganizerInput): Promise<number[]> {
+  return linkedIds(inline, ORGANIZERS, Array.isArray(input) ? input : [input]);
+}
+
+async function linkedIds(inline: Inline, kind: LinkedKind, inputs: unknown[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const input of inputs) {
+    const id = linkedId(input);
+    if (id === null) continue;
+    if (id !== undefined) ids.push(id);
+    else if (isInlineRecord(input, kind)) ids.push(await createInline(inline, kind, input));
+    else throw invalidParam(kind.type, `${kind.type}_invalid`);
+  }
+  const existing = await posts.existingIds(inline.trx, kind.type, ids);
+  if (ids.some((id) => !existing.has(id))) throw invalidParam(kind.type, `${kind.type}_invalid`);
+  return ids;
+}
+
+function isInlineRecord(input: unknown, kind: LinkedKind): input is Record<string, unknown> {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) && kind.type in input;
+}
+
+/** Creates the record inside the event's transaction; its validation errors are reported on the event's parameter. */
+async function createInline(inline: Inline, kind: LinkedKind, data: Record<string, unknown>): Promise<number> {
+  try {
+    return await createLinkedIn(inline.trx, inline.config, kind, inline.caller, data, inline.language);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400) throw invalidParam(kind.type, `${kind.type}_invalid`);
+    throw err;
+  }
 }
 
 /** null: "no link"; undefined: not a reference to an existing record. */

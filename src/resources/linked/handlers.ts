@@ -1,0 +1,100 @@
+/** HTTP handlers of the venue and organizer routes (24 operations, one implementation). */
+import type { Response } from 'express';
+import type { HandlerTable, TypedRequest } from '../../http/handler';
+import { caller } from '../../http/auth';
+import { context } from '../../http/context';
+import { requestLanguage } from '../../http/language';
+import { paging, sendList } from '../../http/paging';
+import { isTrue } from '../../http/params';
+import type { Executor } from '../../db/knex';
+import type { Caller } from '../../users/roles';
+import { imagesByIds } from '../images/images';
+import { renderContext } from '../posts/mapper';
+import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './kinds';
+import { listLinked } from './repository';
+import * as service from './service';
+
+type Op<V extends keyof HandlerTable, O extends keyof HandlerTable> = TypedRequest<V | O>;
+type AnyReq = TypedRequest<keyof HandlerTable>;
+
+function handlersFor(kind: LinkedKind) {
+  const target = (req: AnyReq): Promise<LinkedRow> => {
+    const { db } = context(req);
+    const params = req.params as { id?: number; slug?: string };
+    return params.id !== undefined ? service.linkedById(db, kind, params.id) : service.linkedBySlug(db, kind, params.slug as string);
+  };
+  const wire = async (req: AnyReq, db: Executor, rows: LinkedRow[], withJsonLd: boolean) => {
+    const images = await imagesByIds(db, rows.flatMap((row) => (row.image_id === null ? [] : [row.image_id])));
+    const ctx = renderContext(req);
+    return rows.map((row) => kind.toWire(ctx, row, images, withJsonLd));
+  };
+  const send = async (req: AnyReq, res: Response, id: number, status = 200, withJsonLd = false) => {
+    const { db } = context(req);
+    const row = (await kind.load(db, [id])).get(id) as LinkedRow;
+    res.status(status).json((await wire(req, db, [row], withJsonLd))[0]);
+  };
+  return {
+    async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
+      const { db } = context(req);
+      const page = paging(req.query);
+      const filters = await service.linkedFilters(db, kind, caller(req), req.query);
+      const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
+      const rows = await kind.load(db, ids);
+      const items = await wire(req, db, ids.map((id) => rows.get(id) as LinkedRow), false);
+      sendList(req, res, { key: kind.plural, items, total, paging: page });
+    },
+    async create(req: Op<'createVenue', 'createOrganizer'>, res: Response) {
+      const { db, config } = context(req);
+      const id = await service.createLinked(db, config, kind, caller(req) as Caller, req.body, requestLanguage(req));
+      await send(req, res, id, 201);
+    },
+    async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
+      const row = await target(req);
+      service.assertReadable(kind, row, caller(req));
+      await send(req, res, row.id, 200, true);
+    },
+    async update(req: AnyReq, res: Response) {
+      const { db, config } = context(req);
+      const row = await target(req);
+      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite);
+      await send(req, res, row.id);
+    },
+    async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: Response) {
+      const { db } = context(req);
+      const row = await target(req);
+      const force = req.query.force !== undefined && isTrue(req.query.force);
+      const result = await service.deleteLinked(db, kind, caller(req) as Caller, row, force);
+      res.json((await wire(req, db, [result], false))[0]);
+    },
+  };
+}
+
+const venues = handlersFor(VENUES);
+const organizers = handlersFor(ORGANIZERS);
+
+export const linkedHandlers = {
+  listVenues: venues.list,
+  createVenue: venues.create,
+  getVenue: venues.get,
+  updateVenue: venues.update,
+  replaceVenue: venues.update,
+  patchVenue: venues.update,
+  deleteVenue: venues.remove,
+  getVenueBySlug: venues.get,
+  updateVenueBySlug: venues.update,
+  replaceVenueBySlug: venues.update,
+  patchVenueBySlug: venues.update,
+  deleteVenueBySlug: venues.remove,
+  listOrganizers: organizers.list,
+  createOrganizer: organizers.create,
+  getOrganizer: organizers.get,
+  updateOrganizer: organizers.update,
+  replaceOrganizer: organizers.update,
+  patchOrganizer: organizers.update,
+  deleteOrganizer: organizers.remove,
+  getOrganizerBySlug: organizers.get,
+  updateOrganizerBySlug: organizers.update,
+  replaceOrganizerBySlug: organizers.update,
+  patchOrganizerBySlug: organizers.update,
+  deleteOrganizerBySlug: organizers.remove,
+} satisfies Partial<HandlerTable>;

@@ -1,0 +1,56 @@
+/**
+ * Venues and organizers are the two "linked posts" of an event (tec-compat §1.5, §1.6, §4.7, §5.2). What differs
+ * between them is declared here; the service, list and handlers in this folder serve both.
+ */
+import type { Executor } from '../../db/knex';
+import type { ImageRow } from '../images/images';
+import type { RenderContext } from '../posts/mapper';
+import type { PostRow } from '../posts/repository';
+import { organizersByIds } from '../organizers/repository';
+import { toWireOrganizer } from '../organizers/mapper';
+import { venuesByIds } from '../venues/repository';
+import { toWireVenue } from '../venues/mapper';
+
+export type LinkedRow = PostRow & { image_id: number | null };
+
+export interface LinkedKind {
+  type: 'venue' | 'organizer';
+  /** The capability suffix, collection segment and list key. */
+  plural: 'venues' | 'organizers';
+  /** Table of the kind's own fields, keyed by `post_id`. */
+  table: 'venues' | 'organizers';
+  /** Text fields of the table (`""` clears them). */
+  textFields: readonly string[];
+  /** Fields `search` looks in: `p.` columns of posts, `d.` columns of the table. */
+  searchFields: readonly string[];
+  /** Organizer text fields lose tags and line breaks (tec-compat §4.7). */
+  plainText: boolean;
+  load(db: Executor, ids: number[]): Promise<Map<number, LinkedRow>>;
+  toWire(ctx: RenderContext, row: LinkedRow, images: Map<number, ImageRow>, withJsonLd: boolean): object;
+  /** How events link to it: the event column, or the join table. */
+  eventLink: { column: 'venue_id' } | { table: 'event_organizers'; column: 'organizer_id' };
+}
+
+export const VENUES: LinkedKind = {
+  type: 'venue',
+  plural: 'venues',
+  table: 'venues',
+  textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
+  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.address', 'd.city', 'd.province', 'd.state', 'd.stateprovince', 'd.zip', 'd.phone'],
+  plainText: false,
+  load: venuesByIds,
+  toWire: (ctx, row, images, withJsonLd) => toWireVenue(ctx, row as never, images, withJsonLd),
+  eventLink: { column: 'venue_id' },
+};
+
+export const ORGANIZERS: LinkedKind = {
+  type: 'organizer',
+  plural: 'organizers',
+  table: 'organizers',
+  textFields: ['phone', 'website', 'email'],
+  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.phone', 'd.email', 'd.website'],
+  plainText: true,
+  load: organizersByIds,
+  toWire: (ctx, row, images, withJsonLd) => toWireOrganizer(ctx, row as never, images, withJsonLd),
+  eventLink: { table: 'event_organizers', column: 'organizer_id' },
+};

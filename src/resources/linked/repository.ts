@@ -1,0 +1,85 @@
+/** Venue and organizer rows: their own table's writes, the duplicate look-up, unlinking, and the list query. */
+import type { Knex } from 'knex';
+import type { Executor } from '../../db/knex';
+import { toNumber, whereContains } from '../../db/dialect';
+import type { LinkedKind, LinkedRow } from './kinds';
+
+export async function insertDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
+  await db(kind.table).insert({ post_id: postId, ...values });
+}
+
+export async function updateDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
+  if (Object.keys(values).length) await db(kind.table).where({ post_id: postId }).update(values);
+}
+
+/**
+ * The record a create reuses (tec-compat §4.7): same name, case-insensitive, and the same description when one is
+ * sent; trashed records are not reused.
+ */
+export async function findDuplicate(db: Executor, kind: LinkedKind, name: string, description: string | undefined): Promise<number | undefined> {
+  const query = db('posts').where({ type: kind.type }).whereNot('status', 'trash')
+    .andWhereRaw('lower(title) = ?', [name.toLowerCase()]).orderBy('id').first('id');
+  if (description !== undefined) query.andWhere('content', description);
+  const row = await query;
+  return row ? toNumber(row.id) : undefined;
+}
+
+/** Trashing or deleting a venue or organizer unlinks it from its events. */
+export async function unlinkFromEvents(db: Executor, kind: LinkedKind, id: number): Promise<void> {
+  if ('table' in kind.eventLink) await db(kind.eventLink.table).where({ [kind.eventLink.column]: id }).delete();
+  else await db('events').where({ venue_id: id }).update({ venue_id: null });
+}
+
+export interface LinkedFilters {
+  statuses: string[];
+  readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder;
+  searchWords?: string[];
+  /** Linked to this event. */
+  event?: number;
+  /** true: linked to an event that is not a draft or pending; false: to none such. */
+  hasEvents?: boolean;
+  /** Linked to an event starting at or after this UTC time, among the events the caller may read. */
+  upcoming?: { from: string; statuses: string[]; readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder };
+}
+
+export async function listLinked(db: Executor, kind: LinkedKind, f: LinkedFilters, limit: number, offset: number): Promise<{ ids: number[]; total: number }> {
+  const filtered = () => applyFilters(db, kind, db('posts as p').join(`${kind.table} as d`, 'd.post_id', 'p.id'), f);
+  const [{ total }] = await filtered().count({ total: '*' });
+  if (!toNumber(total)) return { ids: [], total: 0 };
+  const rows: Array<{ id: number }> = await filtered().select('p.id').orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset);
+  return { ids: rows.map((r) => toNumber(r.id)), total: toNumber(total) };
+}
+
+/** Events linked to the record in `p`, as a sub-query on `events as le`. */
+function linkedEvents(db: Executor, kind: LinkedKind): Knex.QueryBuilder {
+  const link = kind.eventLink;
+  return 'table' in link
+    ? db(`${link.table} as l`).join('events as le', 'le.post_id', 'l.event_id').whereRaw(`l.${link.column} = p.id`)
+    : db('events as le').whereRaw('le.venue_id = p.id');
+}
+
+function applyFilters(db: Executor, kind: LinkedKind, q: Knex.QueryBuilder, f: LinkedFilters): Knex.QueryBuilder {
+  q.where('p.type', kind.type).whereIn('p.status', f.statuses);
+  if (f.readable) f.readable(q);
+  if (f.searchWords?.length) {
+    const words = f.searchWords;
+    q.where((any) => {
+      for (const field of kind.searchFields) any.orWhere((all) => { words.forEach((word) => whereContains(all, field, word)); });
+    });
+  }
+  if (f.event !== undefined) q.whereExists(linkedEvents(db, kind).where('le.post_id', f.event));
+  if (f.hasEvents !== undefined) {
+    const live = linkedEvents(db, kind).whereNotIn('le.status', ['draft', 'pending', 'trash']);
+    if (f.hasEvents) q.whereExists(live);
+    else q.whereNotExists(live);
+  }
+  if (f.upcoming) {
+    const { from, statuses, readable } = f.upcoming;
+    const upcoming = linkedEvents(db, kind).where('le.start_utc', '>=', from).whereIn('le.status', statuses);
+    if (readable) readable(upcoming.join('posts as lp', 'lp.id', 'le.post_id'));
+    q.whereExists(upcoming);
+  }
+  return q;
+}
+
+export type { LinkedRow };

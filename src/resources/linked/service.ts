@@ -1,0 +1,178 @@
+/**
+ * Venue and organizer reads and writes (tec-compat §2.3, §3, §4.6, §4.7, §5.2; DECISIONS.md): duplicate reuse on
+ * create (also for records created inline by an event write), status rules by role, trash that unlinks from
+ * events, 410 on repeat, `force`, and the list filters. Every write is one transaction.
+ */
+import type { Knex } from 'knex';
+import type { Config, Language } from '../../config';
+import type { Db, Executor } from '../../db/knex';
+import { transactionWithRetry, utcNow } from '../../db/dialect';
+import { formatUtc, parseDateInput } from '../../domain/dates';
+import { sanitizeHtml, sanitizeText } from '../../domain/html';
+import { makeSlug } from '../../domain/slugs';
+import { ApiError, invalidParam } from '../../http/errors';
+import { isTruthyText } from '../../http/params';
+import { canChange, canRead, type Caller } from '../../users/roles';
+import { checkedAuthor, checkedUrl } from '../posts/fields';
+import { resolveImage } from '../images/images';
+import * as posts from '../posts/repository';
+import { listStatuses, statusToStore, whereReadable } from '../posts/rules';
+import { eventExists } from '../terms/repository';
+import type { LinkedKind, LinkedRow } from './kinds';
+import * as repo from './repository';
+
+export type LinkedWrite = Record<string, unknown>;
+
+const owned = (row: LinkedRow) => ({ authorId: row.author_id, status: row.status });
+
+/** By id: anything that is not a record of this kind is 400 naming `id` (the plugin's id validator). */
+export async function linkedById(db: Executor, kind: LinkedKind, id: number): Promise<LinkedRow> {
+  const row = (await kind.load(db, [id])).get(id);
+  if (!row || row.type !== kind.type) throw invalidParam('id', `${kind.type}_invalid`);
+  return row;
+}
+
+/** By slug: an unknown slug is 400 naming `slug`. */
+export async function linkedBySlug(db: Executor, kind: LinkedKind, slug: string): Promise<LinkedRow> {
+  const post = await posts.findPostBySlug(db, kind.type, slug);
+  if (!post) throw invalidParam('slug', 'slug_unknown');
+  return (await kind.load(db, [post.id])).get(post.id) as LinkedRow;
+}
+
+/** Single reads (tec-compat §3.2): unpublished records (trash included) need the read right. */
+export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller | undefined): void {
+  if (!canRead(caller, kind.plural, owned(row))) throw new ApiError(403, `${kind.type}-not-accessible`, 'post_not_accessible');
+}
+
+/** Creates the record, or reuses a duplicate (same name, same description when sent) and writes the fields onto it. */
+export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
+  return transactionWithRetry(db, (trx) => createLinkedIn(trx, config, kind, caller, body, language));
+}
+
+/** The same inside a running transaction (an event write creating its venue or organizers inline). */
+export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
+  const name = nameOf(kind, body[kind.type]);
+  const description = body.description === undefined ? undefined : cleanText(kind, String(body.description), true);
+  const duplicate = await repo.findDuplicate(trx, kind, name, description);
+  if (duplicate !== undefined) {
+    await writeFields(trx, config, kind, caller, body, (await kind.load(trx, [duplicate])).get(duplicate));
+    return duplicate;
+  }
+  const now = utcNow();
+  const slug = await posts.freeSlug(trx, kind.type, makeSlug(name) || kind.type);
+  const id = await posts.insertPost(trx, {
+    type: kind.type, status: 'draft', author_id: caller.id, slug, language, title: name,
+    content: '', excerpt: '', password: '', date_utc: now, modified_utc: now,
+  });
+  await repo.insertDetails(trx, kind, id, {});
+  await writeFields(trx, config, kind, caller, body, undefined, id);
+  return id;
+}
+
+/** Updates the fields sent, after the per-record edit check; `""` clears a field. */
+export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite): Promise<void> {
+  if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+  await transactionWithRetry(db, (trx) => writeFields(trx, config, kind, caller, body, row));
+}
+
+/** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
+export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean): Promise<LinkedRow> {
+  if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+  if (force) {
+    await posts.deletePost(db, row.id);
+    return row;
+  }
+  if (row.status === 'trash') throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
+  await db.transaction(async (trx) => {
+    await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
+    await repo.unlinkFromEvents(trx, kind, row.id);
+  });
+  return (await kind.load(db, [row.id])).get(row.id) as LinkedRow;
+}
+
+/** Writes the sent fields of `body` onto the record (`current` on update, or the new `id`). */
+async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, current: LinkedRow | undefined, id = current?.id as number): Promise<void> {
+  const post: Partial<posts.PostValues> = {};
+  const details: Record<string, unknown> = {};
+  const now = utcNow();
+  if (body[kind.type] !== undefined) post.title = nameOf(kind, body[kind.type]);
+  if (body.description !== undefined) post.content = cleanText(kind, String(body.description), true);
+  if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, kind.plural, Number(body.author));
+  for (const [field, zone] of [['date', config.siteTimezone], ['date_utc', 'UTC']] as const) {
+    if (body[field] === undefined) continue;
+    const instant = parseDateInput(body[field] as string | number, zone);
+    if (!instant) throw invalidParam(field, 'date_invalid');
+    post.date_utc = formatUtc(instant);
+  }
+  if (!current || body.status !== undefined || post.date_utc !== undefined) {
+    post.status = statusToStore(caller, kind.plural, body.status as string | undefined, current?.status, post.date_utc ?? current?.date_utc ?? now, now);
+  }
+  for (const field of kind.textFields) {
+    if (body[field] === undefined) continue;
+    const text = cleanText(kind, String(body[field]), false);
+    details[field] = field === 'website' ? checkedUrl('website', text) : text;
+  }
+  if (body.image !== undefined) details.image_id = body.image === '' ? null : await resolveImage(trx, body.image as number | string, caller);
+  if (kind.type === 'venue') Object.assign(details, venueOnly(body));
+  await posts.updatePost(trx, id, { ...post, modified_utc: now });
+  await repo.updateDetails(trx, kind, id, details);
+}
+
+/** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */
+function venueOnly(body: LinkedWrite): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const flag of ['show_map', 'show_map_link']) {
+    if (body[flag] !== undefined) values[flag] = isTruthyText(body[flag]);
+  }
+  const [lat, lng] = [body.geo_lat, body.geo_lng];
+  if (lat === undefined && lng === undefined) return values;
+  if (lat === '' || lng === '') {
+    if ((lat ?? '') !== '' || (lng ?? '') !== '') throw invalidParam(lat === '' ? 'geo_lng' : 'geo_lat', 'geo_pair');
+    return { ...values, geo_lat: null, geo_lng: null };
+  }
+  if (lat === undefined) throw invalidParam('geo_lat', 'geo_pair');
+  if (lng === undefined) throw invalidParam('geo_lng', 'geo_pair');
+  return { ...values, geo_lat: Number(lat), geo_lng: Number(lng) };
+}
+
+function nameOf(kind: LinkedKind, value: unknown): string {
+  const name = sanitizeText(String(value ?? '')).replace(/\s*\n\s*/g, ' ');
+  if (!name) throw invalidParam(kind.type, 'param_min_length', { limit: 1 });
+  return name;
+}
+
+/** Organizer text loses tags and line breaks; venue descriptions keep allowed HTML. */
+function cleanText(kind: LinkedKind, text: string, html: boolean): string {
+  if (kind.plainText) return sanitizeText(text).replace(/\s*\n\s*/g, ' ');
+  return html ? sanitizeHtml(text) : sanitizeText(text);
+}
+
+export interface LinkedListQuery {
+  search?: string;
+  event?: number;
+  has_events?: boolean | number | string;
+  only_with_upcoming?: boolean | number | string;
+  status?: string;
+}
+
+export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Caller | undefined, q: LinkedListQuery): Promise<repo.LinkedFilters> {
+  const filters: repo.LinkedFilters = {
+    statuses: listStatuses(caller, kind.plural, q.status),
+    readable: (query) => whereReadable(query, caller, kind.plural, 'p.status', () => 'p.author_id'),
+  };
+  // word fragments: anything but letters, digits and '-' separates (tec-compat §5.2)
+  if (q.search) filters.searchWords = q.search.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  if (q.event !== undefined) {
+    if (!(await eventExists(db, q.event))) throw invalidParam('event', 'event_invalid_id');
+    filters.event = q.event;
+  }
+  if (q.has_events !== undefined) filters.hasEvents = isTruthyText(q.has_events);
+  if (q.only_with_upcoming !== undefined && isTruthyText(q.only_with_upcoming)) {
+    filters.upcoming = {
+      from: utcNow(),
+      statuses: listStatuses(caller, 'events', undefined),
+      readable: (query) => whereReadable(query, caller, 'events', 'le.status', () => 'lp.author_id'),
+    };
+  }
+  return filters;
+}
