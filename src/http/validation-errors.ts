@@ -46,7 +46,10 @@ export function translateValidatorError(err: unknown): ApiError | undefined {
 function fromItems(items: ValidatorItem[]): ApiError {
   // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (tec-compat §1.1)
   if (items.some((item) => item.path?.startsWith('/params/'))) return new ApiError(404, 'rest_no_route', 'no_route');
-  const missing = items.filter((item) => item.errorCode === 'required.openapi.validation').map(parameterName);
+  // only a top-level field is a missing parameter; a required key inside a value makes the parameter invalid
+  const missing = items
+    .filter((item) => item.errorCode === 'required.openapi.validation' && (item.path ?? '').split('/').length === 3)
+    .map(parameterName);
   if (missing.length) return missingParams([...new Set(missing)]);
   const params: Record<string, ParamProblem> = {};
   for (const item of items) {
