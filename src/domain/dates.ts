@@ -198,11 +198,24 @@ export function dateDetails(wallClock: WallClock): {
 // Intl has abbreviations only per locale ('CEST' in en-GB, 'EST' in en-US, 'IST' in en-IN…): ask these in turn.
 const ABBR_LOCALES = ['en-US', 'en-CA', 'en-GB', 'en-IE', 'en-IN', 'en-AU', 'en-ZA', 'en-HK'];
 
+/** Abbreviations by zone and offset: asking Intl builds a formatter per call, too slow for every event of a page. */
+const abbreviations = new Map<string, string>();
+
 /** 'CEST', 'EST', 'UTC' for `zone` at that instant; an offset zone's own name ('UTC+5'). */
 export function timezoneAbbr(zone: string, at: DateTime): string {
   const z = zoneOf(zone);
   if (z instanceof FixedOffsetZone) return zone;
   const local = at.setZone(z);
+  const key = `${zone}|${local.offset}`;
+  let name = abbreviations.get(key);
+  if (name === undefined) {
+    name = abbreviationOf(local);
+    if (abbreviations.size < 10_000) abbreviations.set(key, name);
+  }
+  return name;
+}
+
+function abbreviationOf(local: DateTime): string {
   let fallback = '';
   for (const locale of ABBR_LOCALES) {
     const name = local.setLocale(locale).offsetNameShort ?? '';
