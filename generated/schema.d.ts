@@ -37,7 +37,7 @@ export interface paths {
         };
         /**
          * Read this OpenAPI document
-         * @description This document, with `servers[0].url` set to the namespace root of the request's host (with a trailing slash).
+         * @description This document, with `servers[0].url` set to the namespace root of the request's host (with a trailing slash), its descriptions in the language `i18n_language` asks for. Names, types, defaults and requiredness are the same in every language.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
