@@ -13,6 +13,7 @@ import { ApiError, errorHandler } from './http/errors';
 import { authenticate, authorise } from './http/auth';
 import { serviceIndex } from './http/discovery';
 import { handlers } from './http/routes';
+import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import type { Logger } from './logger';
@@ -37,6 +38,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.get(`${config.basePath}/readyz`, readiness(context));
   app.get(`${config.basePath || ''}/`, serviceIndex);
 
+  app.use(namespace, contentLanguage);
   app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
   app.use(namespace, authenticate);
   for (const op of spec.operations) {
@@ -59,6 +61,12 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.use(errorHandler);
   return app;
 }
+
+/** Every namespace response says which language it carries (errors included). */
+const contentLanguage: RequestHandler = (req, res, next) => {
+  res.setHeader('Content-Language', requestLanguage(req));
+  next();
+};
 
 /**
  * HEAD is GET without a body (Express routes it so, Node drops the body), but the validator knows only the

@@ -26,6 +26,11 @@ export function whereContains(query: Knex.QueryBuilder, column: string, text: st
   return query.whereRaw(`lower(??) like ? escape '\\'`, [column, likeContains(text)]);
 }
 
+/** The same for an SQL expression the code builds (never caller text), e.g. `coalesce(tr.value, p.title)`. */
+export function whereExpressionContains(query: Knex.QueryBuilder, expression: string, text: string): Knex.QueryBuilder {
+  return query.whereRaw(`lower(${expression}) like ? escape '\\'`, [likeContains(text)]);
+}
+
 /** Current instant as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
   return new Date().toISOString().slice(0, 19).replace('T', ' ');

@@ -4,6 +4,7 @@ import type { Db } from './knex';
 import { isPostgres } from './dialect';
 import * as initial from './migrations/001_initial';
 import * as events from './migrations/002_events';
+import * as translations from './migrations/003_translations';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -11,6 +12,7 @@ type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void
 const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['001_initial', initial],
   ['002_events', events],
+  ['003_translations', translations],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -10,6 +10,7 @@ import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
 import { eventFilters } from './list';
+import { translatePosts } from '../translations';
 import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
 import * as service from './service';
@@ -26,8 +27,10 @@ function target(req: Req<ById> | Req<BySlug>): Promise<EventRow> {
 }
 
 async function send(req: Req<keyof HandlerTable>, res: Response, db: Executor, row: EventRow, status = 200, single = false): Promise<void> {
-  const relations = await loadRelations(db, [row]);
-  res.status(status).json(toWireEvent(renderContext(req), row, relations, { single }));
+  const language = requestLanguage(req);
+  const [translated] = await translatePosts(db, [row], language);
+  const relations = await loadRelations(db, [translated], language);
+  res.status(status).json(toWireEvent(renderContext(req), translated, relations, { single }));
 }
 
 async function reload(db: Executor, id: number): Promise<EventRow> {
@@ -39,8 +42,12 @@ const handlers = {
     const { db, config } = context(req);
     const who = caller(req);
     const page = paging(req.query);
-    const { rows, total } = await repo.listEvents(db, await eventFilters(db, config, who, req.query), page.perPage, page.offset);
-    const relations = await loadRelations(db, rows);
+    const language = requestLanguage(req);
+    const filters = await eventFilters(db, config, who, req.query, language);
+    const found = await repo.listEvents(db, filters, page.perPage, page.offset);
+    const rows = await translatePosts(db, found.rows, language);
+    const relations = await loadRelations(db, rows, language);
+    const total = found.total;
     const ctx = renderContext(req);
     const items = rows.map((row) => toWireEvent(ctx, row, relations, { blanked: !service.unlocked(row, who, req.query.password) }));
     sendList(req, res, { key: 'events', items, total, paging: page });

@@ -21,7 +21,7 @@ export type EventListQuery = NonNullable<operations['listEvents']['parameters'][
 const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
 type DateParam = 'start_date' | 'end_date' | (typeof RELATIVE)[number];
 
-export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, now = new Date()): Promise<EventFilters> {
+export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = new Date()): Promise<EventFilters> {
   if (q.ticketed !== undefined && isTrue(q.ticketed)) {
     throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
   }
@@ -31,7 +31,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
     readable: needsReadableFilter(caller) ? (query) => whereReadable(query, caller, 'events', 'e.status', () => 'p.author_id') : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now)),
   };
-  if (q.search) filters.searchWords = q.search.trim().split(/\s+/).filter(Boolean);
+  if (q.search) Object.assign(filters, { searchWords: q.search.trim().split(/\s+/).filter(Boolean), language });
   if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
   if (q.tags) filters.tagIds = await termFilter(db, 'post_tag', 'tags', q.tags, false);
   if (q.venue) filters.venueIds = await postFilter(db, 'venue', q.venue);

@@ -14,6 +14,7 @@ import { termsOfPosts, type TermRow } from '../terms/repository';
 import { venuesByIds, type VenueRow } from '../venues/repository';
 import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import { organizerIdsOf, type EventRow } from './repository';
+import { translatePosts, translateTerms } from '../translations';
 
 type Event = components['schemas']['Event'];
 type EmbeddedTerm = components['schemas']['EmbeddedTerm'];
@@ -26,15 +27,24 @@ export interface EventRelations {
   images: Map<number, ImageRow>;
 }
 
-export async function loadRelations(db: Executor, rows: EventRow[]): Promise<EventRelations> {
+/** What the events of a page link to, in `language` (the events themselves are translated by the caller). */
+export async function loadRelations(db: Executor, rows: EventRow[], language: string): Promise<EventRelations> {
   const ids = rows.map((row) => row.id);
-  const [terms, organizerIds] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids)]);
-  const [venues, organizers] = await Promise.all([
+  const [termsByPost, organizerIds] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids)]);
+  const [venueRows, organizerRows, termRows] = await Promise.all([
     venuesByIds(db, rows.flatMap((row) => (row.venue_id === null ? [] : [row.venue_id]))),
     organizersByIds(db, [...organizerIds.values()].flat()),
+    translateTerms(db, [...termsByPost.values()].flat(), language),
   ]);
+  const [venues, organizers] = await Promise.all([translated(db, venueRows, language), translated(db, organizerRows, language)]);
+  const translatedTerms = new Map(termRows.map((term) => [term.id, term]));
+  const terms = new Map([...termsByPost].map(([post, list]) => [post, list.map((term) => translatedTerms.get(term.id) ?? term)]));
   const imageIds = [...rows, ...venues.values(), ...organizers.values()].flatMap((r) => (r.image_id === null ? [] : [r.image_id]));
   return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds) };
+}
+
+async function translated<T extends VenueRow | OrganizerRow>(db: Executor, rows: Map<number, T>, language: string): Promise<Map<number, T>> {
+  return new Map((await translatePosts(db, [...rows.values()], language)).map((row) => [row.id, row]));
 }
 
 export interface RenderOptions {

@@ -1,7 +1,8 @@
 /** Events: `posts` rows of type `event` with their `events` row, their organizers, and the list query. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toBoolean, toNumber, whereContains } from '../../db/dialect';
+import { toBoolean, toNumber, whereExpressionContains } from '../../db/dialect';
+import { translatedColumn } from '../translations';
 import { normalisePost, type PostRow } from '../posts/repository';
 
 export interface EventFields {
@@ -101,6 +102,8 @@ export interface EventFilters {
   endsBefore?: string;
   endsAfter?: string;
   searchWords?: string[];
+  /** The language `search` matches in (each field's translation, else its original text). */
+  language?: string;
   categoryIds?: number[];
   tagIds?: number[];
   venueIds?: number[];
@@ -134,11 +137,11 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   if (f.startsAfter) q.where('e.start_utc', '>', f.startsAfter);
   if (f.endsBefore) q.where('e.end_utc', '<', f.endsBefore);
   if (f.endsAfter) q.where('e.end_utc', '>', f.endsAfter);
-  for (const word of f.searchWords ?? []) {
-    q.where((w) => {
-      whereContains(w, 'p.title', word);
-      w.orWhere((o) => whereContains(o, 'p.excerpt', word)).orWhere((o) => whereContains(o, 'p.content', word));
-    });
+  if (f.searchWords?.length) {
+    const fields = ['title', 'excerpt', 'content'].map((field) =>
+      (f.language ? translatedColumn(q, 'post', 'p.id', `p.${field}`, field, f.language) : `p.${field}`));
+    // every word in some field (WordPress search: AND of words, OR of fields)
+    for (const word of f.searchWords) q.where((w) => { fields.forEach((field) => w.orWhere((o) => whereExpressionContains(o, field, word))); });
   }
   for (const ids of [f.categoryIds, f.tagIds]) {
     if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = e.post_id').whereIn('r.term_id', ids));

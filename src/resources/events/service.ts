@@ -22,6 +22,7 @@ import { createTermNamed } from '../terms/service';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from '../terms/taxonomies';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds';
 import { createLinkedIn } from '../linked/service';
+import { splitPostWrite } from '../translations';
 import { isTrue } from '../../http/params';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
@@ -78,7 +79,9 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
   await transactionWithRetry(db, async (trx) => {
     const write = await prepare(trx, config, caller, body, row, language);
     const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
-    await posts.updatePost(trx, row.id, { ...write.post, ...(slug ? { slug } : {}), modified_utc: utcNow() });
+    // text in another language than the event's own is stored as its translation
+    const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
+    await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
   });

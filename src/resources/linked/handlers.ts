@@ -12,6 +12,7 @@ import { imagesByIds } from '../images/images';
 import { renderContext } from '../posts/mapper';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './kinds';
 import { listLinked } from './repository';
+import { translatePosts } from '../translations';
 import * as service from './service';
 
 type Op<V extends keyof HandlerTable, O extends keyof HandlerTable> = TypedRequest<V | O>;
@@ -23,7 +24,8 @@ function handlersFor(kind: LinkedKind) {
     const params = req.params as { id?: number; slug?: string };
     return params.id !== undefined ? service.linkedById(db, kind, params.id) : service.linkedBySlug(db, kind, params.slug as string);
   };
-  const wire = async (req: AnyReq, db: Executor, rows: LinkedRow[], withJsonLd: boolean) => {
+  const wire = async (req: AnyReq, db: Executor, found: LinkedRow[], withJsonLd: boolean) => {
+    const rows = await translatePosts(db, found, requestLanguage(req));
     const images = await imagesByIds(db, rows.flatMap((row) => (row.image_id === null ? [] : [row.image_id])));
     const ctx = renderContext(req);
     return rows.map((row) => kind.toWire(ctx, row, images, withJsonLd));
@@ -37,7 +39,7 @@ function handlersFor(kind: LinkedKind) {
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
       const { db } = context(req);
       const page = paging(req.query);
-      const filters = await service.linkedFilters(db, kind, caller(req), req.query);
+      const filters = await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req));
       const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
       const rows = await kind.load(db, ids);
       const items = await wire(req, db, ids.map((id) => rows.get(id) as LinkedRow), false);
@@ -56,7 +58,7 @@ function handlersFor(kind: LinkedKind) {
     async update(req: AnyReq, res: Response) {
       const { db, config } = context(req);
       const row = await target(req);
-      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite);
+      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite, requestLanguage(req));
       await send(req, res, row.id);
     },
     async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: Response) {

@@ -1,7 +1,8 @@
 /** Venue and organizer rows: their own table's writes, the duplicate look-up, unlinking, and the list query. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toNumber, whereContains } from '../../db/dialect';
+import { toNumber, whereExpressionContains } from '../../db/dialect';
+import { translatedColumn } from '../translations';
 import type { LinkedKind, LinkedRow } from './kinds';
 
 export async function insertDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
@@ -34,6 +35,8 @@ export interface LinkedFilters {
   statuses: string[];
   readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder;
   searchWords?: string[];
+  /** The language `search` matches in. */
+  language?: string;
   /** Linked to this event. */
   event?: number;
   /** true: linked to an event that is not a draft or pending; false: to none such. */
@@ -63,8 +66,11 @@ function applyFilters(db: Executor, kind: LinkedKind, q: Knex.QueryBuilder, f: L
   if (f.readable) f.readable(q);
   if (f.searchWords?.length) {
     const words = f.searchWords;
+    const fields = kind.searchFields.map((field) => (field.startsWith('p.') && f.language
+      ? translatedColumn(q, 'post', 'p.id', field, field.slice(2), f.language) : field));
+    // a field holding every fragment, in any of the fields (tec-compat §5.2)
     q.where((any) => {
-      for (const field of kind.searchFields) any.orWhere((all) => { words.forEach((word) => whereContains(all, field, word)); });
+      for (const field of fields) any.orWhere((all) => { words.forEach((word) => whereExpressionContains(all, field, word)); });
     });
   }
   if (f.event !== undefined) q.whereExists(linkedEvents(db, kind).where('le.post_id', f.event));

@@ -18,6 +18,7 @@ import { resolveImage } from '../images/images';
 import * as posts from '../posts/repository';
 import { listStatuses, statusToStore, whereReadable } from '../posts/rules';
 import { eventExists } from '../terms/repository';
+import { splitPostWrite } from '../translations';
 import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
 
@@ -55,7 +56,7 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
   const description = body.description === undefined ? undefined : cleanText(kind, String(body.description), true);
   const duplicate = await repo.findDuplicate(trx, kind, name, description);
   if (duplicate !== undefined) {
-    await writeFields(trx, config, kind, caller, body, (await kind.load(trx, [duplicate])).get(duplicate));
+    await writeFields(trx, config, kind, caller, body, language, (await kind.load(trx, [duplicate])).get(duplicate));
     return duplicate;
   }
   const now = utcNow();
@@ -65,14 +66,14 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
     content: '', excerpt: '', password: '', date_utc: now, modified_utc: now,
   });
   await repo.insertDetails(trx, kind, id, {});
-  await writeFields(trx, config, kind, caller, body, undefined, id);
+  await writeFields(trx, config, kind, caller, body, language, undefined, id);
   return id;
 }
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
-export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite): Promise<void> {
+export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language): Promise<void> {
   if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  await transactionWithRetry(db, (trx) => writeFields(trx, config, kind, caller, body, row));
+  await transactionWithRetry(db, (trx) => writeFields(trx, config, kind, caller, body, language, row));
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
@@ -91,7 +92,7 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
 }
 
 /** Writes the sent fields of `body` onto the record (`current` on update, or the new `id`). */
-async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, current: LinkedRow | undefined, id = current?.id as number): Promise<void> {
+async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language, current: LinkedRow | undefined, id = current?.id as number): Promise<void> {
   const post: Partial<posts.PostValues> = {};
   const details: Record<string, unknown> = {};
   const now = utcNow();
@@ -114,7 +115,9 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
   }
   if (body.image !== undefined) details.image_id = body.image === '' ? null : await resolveImage(trx, body.image as number | string, caller);
   if (kind.type === 'venue') Object.assign(details, venueOnly(body));
-  await posts.updatePost(trx, id, { ...post, modified_utc: now });
+  // text in another language than the record's own is stored as its translation
+  const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
+  await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
 }
 
@@ -155,13 +158,13 @@ export interface LinkedListQuery {
   status?: string;
 }
 
-export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Caller | undefined, q: LinkedListQuery): Promise<repo.LinkedFilters> {
+export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Caller | undefined, q: LinkedListQuery, language: string): Promise<repo.LinkedFilters> {
   const filters: repo.LinkedFilters = {
     statuses: listStatuses(caller, kind.plural, q.status),
     readable: (query) => whereReadable(query, caller, kind.plural, 'p.status', () => 'p.author_id'),
   };
   // word fragments: anything but letters, digits and '-' separates (tec-compat §5.2)
-  if (q.search) filters.searchWords = q.search.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  if (q.search) Object.assign(filters, { searchWords: q.search.split(/[^\p{L}\p{N}-]+/u).filter(Boolean), language });
   if (q.event !== undefined) {
     if (!(await eventExists(db, q.event))) throw invalidParam('event', 'event_invalid_id');
     filters.event = q.event;

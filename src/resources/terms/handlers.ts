@@ -6,29 +6,35 @@ import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { toWireTerm, termUrls } from './mapper';
 import * as service from './service';
+import type { TermRow } from './repository';
+import { translateTerms } from '../translations';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from './taxonomies';
 
 type Req<C extends keyof HandlerTable, T extends keyof HandlerTable> = TypedRequest<C | T>;
 
 function handlersFor(info: TaxonomyInfo) {
+  /** The terms in the request's language, in the wire shape. */
+  const wire = async (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
+    (await translateTerms(context(req).db, rows, requestLanguage(req))).map((row) => toWireTerm(req, info, row));
+  const one = async (req: Req<keyof HandlerTable, keyof HandlerTable>, row: TermRow) => (await wire(req, [row]))[0];
   return {
     async list(req: Req<'listCategories', 'listTags'>, res: Response) {
       const page = paging(req.query);
-      const { rows, total } = await service.listTerms(context(req).db, info, req.query, page);
-      sendList(req, res, { key: info.key, items: rows.map((row) => toWireTerm(req, info, row)), total, paging: page });
+      const { rows, total } = await service.listTerms(context(req).db, info, req.query, page, requestLanguage(req));
+      sendList(req, res, { key: info.key, items: await wire(req, rows), total, paging: page });
     },
     async create(req: Req<'createCategory', 'createTag'>, res: Response) {
       const term = await service.createTerm(context(req).db, info, req.body, requestLanguage(req));
-      res.status(201).location(termUrls(req, info, term).self).json(toWireTerm(req, info, term));
+      res.status(201).location(termUrls(req, info, term).self).json(await one(req, term));
     },
     async get(req: Req<'getCategory', 'getTag'>, res: Response) {
-      res.json(toWireTerm(req, info, await service.getTerm(context(req).db, info, req.params.id)));
+      res.json(await one(req, await service.getTerm(context(req).db, info, req.params.id)));
     },
     async update(req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>, res: Response) {
-      res.json(toWireTerm(req, info, await service.updateTerm(context(req).db, info, req.params.id, req.body ?? {})));
+      res.json(await one(req, await service.updateTerm(context(req).db, info, req.params.id, req.body ?? {}, requestLanguage(req))));
     },
     async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
-      res.json(toWireTerm(req, info, await service.deleteTerm(context(req).db, info, req.params.id)));
+      res.json(await one(req, await service.deleteTerm(context(req).db, info, req.params.id)));
     },
   };
 }

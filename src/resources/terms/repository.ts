@@ -1,7 +1,8 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toNumber, whereContains } from '../../db/dialect';
+import { toNumber, whereContains, whereExpressionContains } from '../../db/dialect';
+import { translatedColumn } from '../translations';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
@@ -19,6 +20,8 @@ export interface TermRow {
 
 export interface TermFilters {
   search?: string;
+  /** The language `search` matches names in. */
+  language?: string;
   include?: number[];
   exclude?: number[];
   parent?: number;
@@ -67,7 +70,10 @@ export async function listTerms(db: Executor, taxonomy: Taxonomy, filters: TermF
 }
 
 function applyFilters(db: Executor, query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
-  if (f.search) query.where((q) => { whereContains(q, 't.name', f.search as string); q.orWhere((o) => whereContains(o, 't.slug', f.search as string)); });
+  if (f.search) {
+    const name = f.language ? translatedColumn(query, 'term', 't.id', 't.name', 'name', f.language) : 't.name';
+    query.where((q) => { whereExpressionContains(q, name, f.search as string).orWhere((o) => whereContains(o, 't.slug', f.search as string)); });
+  }
   if (f.include) query.whereIn('t.id', f.include);
   if (f.exclude?.length) query.whereNotIn('t.id', f.exclude);
   if (f.parent !== undefined) query.where('t.parent', f.parent);

@@ -14,6 +14,7 @@ import { firstFreeSlug, makeSlug } from '../../domain/slugs';
 import * as repo from './repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
+import { splitTermWrite } from '../translations';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -25,8 +26,8 @@ export async function getTerm(db: Executor, info: TaxonomyInfo, id: number): Pro
   return term;
 }
 
-export async function listTerms(db: Db, info: TaxonomyInfo, query: TermListQuery, { perPage, offset }: Paging) {
-  return repo.listTerms(db, info.taxonomy, await filters(db, info, query), perPage, offset);
+export async function listTerms(db: Db, info: TaxonomyInfo, query: TermListQuery, { perPage, offset }: Paging, language: string) {
+  return repo.listTerms(db, info.taxonomy, { ...(await filters(db, info, query)), language }, perPage, offset);
 }
 
 const ORDERS: Record<string, TermOrder> = {
@@ -75,15 +76,16 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
   });
 }
 
-export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite): Promise<TermRow> {
+export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite, language: string): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const current = await getTerm(trx, info, id);
     const changes: Partial<repo.TermValues> = {};
+    const foreign = current.language !== language; // its name in another language is a translation, not the term's name
     const parent = await checkedParent(trx, info, body.parent, id);
     if (parent !== undefined) changes.parent = parent;
     if (body.name !== undefined) {
       changes.name = requiredName(body.name);
-      const duplicate = await repo.findTermByName(trx, info.taxonomy, changes.name, info.hierarchical ? (parent ?? current.parent) : undefined);
+      const duplicate = foreign ? undefined : await repo.findTermByName(trx, info.taxonomy, changes.name, info.hierarchical ? (parent ?? current.parent) : undefined);
       if (duplicate && duplicate.id !== id) throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
     }
     if (body.slug !== undefined) {
@@ -92,7 +94,7 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
       if (owner && owner.id !== id) throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
     }
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
-    await repo.updateTerm(trx, info.taxonomy, id, changes);
+    await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
     return getTerm(trx, info, id);
   });
 }

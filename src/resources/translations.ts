@@ -1,0 +1,80 @@
+/**
+ * Multilingual text (DECISIONS.md, "Content languages"). A record's own columns hold its original language; other
+ * languages live in `post_translations` / `term_translations`. Reads overlay the requested language field by field,
+ * one query per batch of records; writes in another language than the record's touch only that language.
+ */
+import type { Knex } from 'knex';
+import type { Executor } from '../db/knex';
+import { toNumber } from '../db/dialect';
+
+interface Table {
+  name: 'post_translations' | 'term_translations';
+  key: 'post_id' | 'term_id';
+}
+
+const POSTS: Table = { name: 'post_translations', key: 'post_id' };
+const TERMS: Table = { name: 'term_translations', key: 'term_id' };
+
+/** Translatable columns of each kind of record, by the column name the rows carry. */
+export const POST_FIELDS = ['title', 'content', 'excerpt'] as const;
+export const TERM_FIELDS = ['name', 'description'] as const;
+
+type Translatable = { id: number; language: string };
+
+async function overlay<T extends Translatable>(db: Executor, table: Table, rows: T[], language: string, fields: readonly string[]): Promise<T[]> {
+  const foreign = rows.filter((row) => row.language !== language).map((row) => row.id);
+  if (!foreign.length) return rows;
+  const found: Array<{ id: number; field: string; value: string }> = await db(table.name)
+    .whereIn(table.key, [...new Set(foreign)]).andWhere({ language }).whereIn('field', fields)
+    .select(`${table.key} as id`, 'field', 'value');
+  if (!found.length) return rows;
+  const byId = new Map<number, Record<string, string>>();
+  for (const { id, field, value } of found) byId.set(toNumber(id), { ...byId.get(toNumber(id)), [field]: value });
+  return rows.map((row) => (byId.has(row.id) && row.language !== language ? { ...row, ...byId.get(row.id) } : row));
+}
+
+/** Posts (events, venues, organizers) in `language`, falling back to their original text field by field. */
+export function translatePosts<T extends Translatable>(db: Executor, rows: T[], language: string): Promise<T[]> {
+  return overlay(db, POSTS, rows, language, POST_FIELDS);
+}
+
+/** Categories and tags in `language`, falling back to their original text field by field. */
+export function translateTerms<T extends Translatable>(db: Executor, rows: T[], language: string): Promise<T[]> {
+  return overlay(db, TERMS, rows, language, TERM_FIELDS);
+}
+
+/**
+ * Splits a write's translatable values: those for the record's own language go to its columns (returned), the others
+ * are stored as translations of `language`.
+ */
+async function split<V extends Record<string, unknown>>(db: Executor, table: Table, id: number, original: string, language: string, values: V, fields: readonly string[]): Promise<V> {
+  if (original === language) return values;
+  const own = { ...values };
+  const rows = fields.filter((field) => typeof values[field] === 'string').map((field) => {
+    delete own[field];
+    return { [table.key]: id, language, field, value: values[field] as string };
+  });
+  if (rows.length) await db(table.name).insert(rows).onConflict([table.key, 'language', 'field']).merge(['value']);
+  return own;
+}
+
+export function splitPostWrite<V extends Record<string, unknown>>(db: Executor, id: number, original: string, language: string, values: V): Promise<V> {
+  return split(db, POSTS, id, original, language, values, POST_FIELDS);
+}
+
+export function splitTermWrite<V extends Record<string, unknown>>(db: Executor, id: number, original: string, language: string, values: V): Promise<V> {
+  return split(db, TERMS, id, original, language, values, TERM_FIELDS);
+}
+
+/**
+ * `coalesce(<translation>, <column>)` for a search in `language`: joins the translation of `field` of the record
+ * `idColumn` names, under a fresh alias, and answers the SQL expression to match against.
+ */
+export function translatedColumn(query: Knex.QueryBuilder, kind: 'post' | 'term', idColumn: string, column: string, field: string, language: string): string {
+  const table = kind === 'post' ? POSTS : TERMS;
+  const alias = `tr_${field}`;
+  query.leftJoin(`${table.name} as ${alias}`, (join) => {
+    join.on(`${alias}.${table.key}`, '=', idColumn).andOnVal(`${alias}.language`, '=', language).andOnVal(`${alias}.field`, '=', field);
+  });
+  return `coalesce(${alias}.value, ${column})`;
+}
