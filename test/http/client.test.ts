@@ -1,0 +1,30 @@
+/** The typed client of examples/ against a live server, on every engine. */
+import { ENGINES } from '../support/engines';
+import { NS, startService, type TestService } from '../support/app';
+import { calendarClient, roundTrip } from '../../examples/client';
+
+describe.each(ENGINES)('the typed client on %s', (engine) => {
+  let service: TestService;
+  beforeAll(async () => { service = await startService(engine); });
+  afterAll(() => service.close());
+
+  it('does a full round trip', async () => {
+    const { port } = service.server.address() as { port: number };
+    const client = calendarClient(`http://127.0.0.1:${port}${NS}`, ...service.as('editor'));
+    const result = await roundTrip(client);
+    expect(result).toEqual({
+      eventId: expect.any(Number),
+      listedIds: [result.eventId],
+      total: 1,
+      featured: true,
+      cost: '20$',
+      dutchTitle: 'Rivier opruimen',
+      dutchLanguage: 'nl',
+      venueName: 'Boathouse',
+      organizers: ['Green River Club', 'Inline helpers'],
+      trashedStatus: 'trash',
+      secondDelete: 'event-is-in-trash',
+      removedStatus: 200,
+    });
+  });
+});
