@@ -22,6 +22,12 @@ export interface Config {
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
   bodyLimit: string;
+  /** Seconds anonymous GET answers may be cached publicly (0: never). */
+  cacheMaxAge: number;
+  /** Allowed CORS origins: '*' (default), a comma-separated list, or none when empty. */
+  corsOrigins: string[] | '*';
+  /** Longest a request may take before the server gives up on it. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +57,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     loginMaxFailures: integer(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES', 1, 1_000_000),
     loginFailureWindowSeconds: integer(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS', 1, 86_400 * 30),
     bodyLimit: env.BODY_LIMIT || '1mb',
+    cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
+    corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
   });
 }
 
