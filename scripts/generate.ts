@@ -2,7 +2,8 @@
  * Builds everything under generated/ from the spec under openapi/:
  *   1. lints the spec (Redocly, .redocly.yaml) and stops on any problem,
  *   2. bundles it into one JSON document (read by the validator and served at /doc),
- *   3. generates TypeScript types from that bundle (openapi-typescript's Node API).
+ *   3. writes the bundle in every other language (openapi/i18n/<lang>.yaml; a missing or extra text fails),
+ *   4. generates TypeScript types from the English bundle (openapi-typescript's Node API).
  * `--check` builds into a temporary folder and fails when generated/ differs: CI's staleness check.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { LANGUAGES, localise } from './spec-i18n';
 
 const ROOT = path.resolve(__dirname, '..');
 const GENERATED = path.join(ROOT, 'generated');
@@ -30,7 +32,11 @@ async function build(outDir: string): Promise<void> {
   redocly('lint', 'openapi/openapi.yaml', '--format=stylish');
   const bundle = path.join(outDir, 'openapi.json');
   redocly('bundle', 'openapi/openapi.yaml', '--ext', 'json', '--output', bundle);
-  fs.writeFileSync(bundle, JSON.stringify(JSON.parse(fs.readFileSync(bundle, 'utf8')), null, 2) + '\n');
+  const document = JSON.parse(fs.readFileSync(bundle, 'utf8'));
+  fs.writeFileSync(bundle, JSON.stringify(document, null, 2) + '\n');
+  for (const language of LANGUAGES.filter((lang) => lang !== 'en')) {
+    fs.writeFileSync(path.join(outDir, `openapi.${language}.json`), JSON.stringify(localise(document, language), null, 2) + '\n');
+  }
   const ast = await openapiTS(pathToFileURL(bundle), { alphabetize: false });
   fs.writeFileSync(path.join(outDir, 'schema.d.ts'), HEADER + astToString(ast));
 }

@@ -11,3 +11,11 @@ function findRoot(dir: string): string {
 
 export const PROJECT_ROOT = findRoot(__dirname);
 export const BUNDLED_SPEC = path.join(PROJECT_ROOT, 'generated', 'openapi.json');
+
+/** The bundled spec with its texts in `language` (English is the bundle itself). */
+export function localisedSpec(language: string): string {
+  return language === 'en' ? BUNDLED_SPEC : path.join(PROJECT_ROOT, 'generated', `openapi.${language}.json`);
+}
+
+/** The static documentation site built by `npm run docs` (scripts/build-docs.ts), served at `{base_url}/docs/`. */
+export const DOCS_SITE = path.join(PROJECT_ROOT, 'dist', 'docs');

@@ -9,6 +9,7 @@ import type { HandlerTable } from './handler';
 import { context } from './context';
 import { resolve, type LoadedSpec, type Operation } from './spec';
 import { baseUrl, publicUrl, restRoot, type RequestLike } from './urls';
+import { requestLanguage } from './language';
 
 type Schema = OpenAPIV3_1.SchemaObject;
 type Arg = Record<string, unknown> & { required: boolean };
@@ -68,8 +69,8 @@ export function namespaceIndex(spec: LoadedSpec, root: string, site: string) {
 
 /** The spec as served: `servers[0].url` is the namespace root of the request's host, with a trailing slash. */
 export function servedDocument(req: RequestLike): OpenAPIV3_1.Document {
-  const { document } = context(req).spec;
-  return { ...document, servers: [{ url: `${restRoot(req)}/`, description: 'This service.' }] };
+  const document = context(req).spec.localised(requestLanguage(req));
+  return { ...document, servers: [{ url: `${restRoot(req)}/`, description: document.servers?.[0]?.description }] };
 }
 
 export const discoveryHandlers: Pick<HandlerTable, 'getNamespaceIndex' | 'getOpenApiDocument'> = {

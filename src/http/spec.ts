@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { BUNDLED_SPEC } from '../paths';
+import { BUNDLED_SPEC, localisedSpec } from '../paths';
+import type { Language } from '../config';
 import { isCapability, type Capability } from '../users/roles';
 
 export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -27,13 +28,25 @@ export interface Operation {
 }
 
 export interface LoadedSpec {
+  /** The English document: structure for routing and validation. */
   document: OpenAPIV3_1.Document;
   operations: Operation[];
+  /** The document with its texts in a language (same structure), read once. */
+  localised(language: Language): OpenAPIV3_1.Document;
 }
 
 export function loadSpec(file = BUNDLED_SPEC): LoadedSpec {
   const document = JSON.parse(fs.readFileSync(file, 'utf8')) as OpenAPIV3_1.Document;
-  return { document, operations: listOperations(document) };
+  const cache = new Map<Language, OpenAPIV3_1.Document>([['en', document]]);
+  const localised = (language: Language) => {
+    let doc = cache.get(language);
+    if (!doc) {
+      doc = JSON.parse(fs.readFileSync(localisedSpec(language), 'utf8')) as OpenAPIV3_1.Document;
+      cache.set(language, doc);
+    }
+    return doc;
+  };
+  return { document, operations: listOperations(document), localised };
 }
 
 function listOperations(document: OpenAPIV3_1.Document): Operation[] {

@@ -22,6 +22,18 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
 
+  it('serves the document in the language asked for, with the same structure', async () => {
+    const english = (await http(service).get(`${NS}/doc`)).body;
+    for (const [language, summary] of [['ja', 'イベントの一覧を取得'], ['nl', expect.any(String)], ['de', expect.any(String)]] as const) {
+      const res = await http(service).get(`${NS}/doc`).query({ i18n_language: language });
+      expect(res.headers['content-language']).toBe(language);
+      expect(res.body.paths['/events'].get.summary).toEqual(summary);
+      expect(res.body.paths['/events'].get.summary).not.toBe(english.paths['/events'].get.summary);
+      expect(res.body.paths['/events'].get.parameters).toHaveLength(english.paths['/events'].get.parameters.length);
+      expect(res.body.servers[0].url).toBe(english.servers[0].url);
+    }
+  });
+
   it('answers the namespace index, generated from the spec, with and without a trailing slash', async () => {
     for (const path of [NS, `${NS}/`]) {
       const res = await http(service).get(path);
