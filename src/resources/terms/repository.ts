@@ -34,12 +34,15 @@ export interface TermFilters {
 
 export type TermOrder = 'id' | 'name' | 'slug' | 'description' | 'count' | 'parent' | 'include';
 
-/** Published events linked to the term (WordPress keeps this as `count`). */
+/**
+ * Published events linked to the term (WordPress keeps this as `count`). It reads `events.status` (the copy of the
+ * post's status) so the planner starts from the term's links, not from every published post.
+ */
 function publishedEvents(db: Executor, termColumn: string): Knex.QueryBuilder {
   return db('term_relationships as tr')
-    .join('posts as p', 'p.id', 'tr.post_id')
+    .join('events as e', 'e.post_id', 'tr.post_id')
     .whereRaw('?? = ??', ['tr.term_id', termColumn])
-    .andWhere({ 'p.type': 'event', 'p.status': 'publish' });
+    .andWhere('e.status', 'publish');
 }
 
 function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
