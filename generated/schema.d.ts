@@ -1785,6 +1785,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Not modified: the answer still matches the `If-None-Match` (or `If-Modified-Since`) the request sent. No body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Invalid or missing parameters (`rest_invalid_param`, `rest_missing_callback_param`, `rest_invalid_json`), or a rule of the resource was broken (for example `term_exists`, `rest-invalid-event-id`). */
         BadRequest: {
             headers: {
@@ -1825,6 +1834,9 @@ export interface components {
         EventOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Last-Modified": components["headers"]["Last-Modified"];
                 [name: string]: unknown;
             };
             content: {
@@ -1844,6 +1856,9 @@ export interface components {
         VenueOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Last-Modified": components["headers"]["Last-Modified"];
                 [name: string]: unknown;
             };
             content: {
@@ -1854,6 +1869,9 @@ export interface components {
         OrganizerOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Last-Modified": components["headers"]["Last-Modified"];
                 [name: string]: unknown;
             };
             content: {
@@ -1864,6 +1882,8 @@ export interface components {
         CategoryOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1874,6 +1894,8 @@ export interface components {
         TagOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2093,6 +2115,10 @@ export interface components {
         };
     };
     headers: {
+        /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. */
+        ETag: string;
+        /** @description `public, max-age=<seconds>` (`CACHE_MAX_AGE`, default 30) for anonymous reads; `no-store` for authenticated requests, writes and errors. */
+        "Cache-Control": string;
         /** @description Number of matching items across all pages. */
         "X-TEC-Total": number;
         /** @description Number of pages. */
@@ -2105,6 +2131,8 @@ export interface components {
         Link: string;
         /** @description The language of the response's content. */
         "Content-Language": components["schemas"]["Language"];
+        /** @description When the event, venue or organizer was last modified (single reads). */
+        "Last-Modified": string;
     };
     pathItems: never;
 }
@@ -2135,6 +2163,7 @@ export interface operations {
                     "application/json": components["schemas"]["NamespaceIndex"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
@@ -2161,6 +2190,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
@@ -2238,12 +2268,15 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2296,6 +2329,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EventOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2416,6 +2450,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EventOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2551,12 +2586,15 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VenueList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2607,6 +2645,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["VenueOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2720,6 +2759,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["VenueOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2855,12 +2895,15 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizerList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2911,6 +2954,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["OrganizerOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3024,6 +3068,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["OrganizerOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3169,12 +3214,15 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
@@ -3226,6 +3274,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["CategoryOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
@@ -3365,12 +3414,15 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
@@ -3422,6 +3474,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["TagOk"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];

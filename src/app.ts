@@ -16,6 +16,9 @@ import { handlers } from './http/routes';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
+import { DOCS_SITE } from './paths';
+import { conditionalReads } from './http/caching';
+import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 
 export interface AppOptions {
@@ -32,15 +35,20 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.set('query parser', 'extended');
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  app.set('etag', false); // reads get a strong ETag of their own (http/caching.ts), other answers none
 
   app.use(requestLogger(logger));
+  app.use(apiHeaders);
   app.get(`${config.basePath}/livez`, (_req, res) => { res.json({ status: 'ok' }); });
   app.get(`${config.basePath}/readyz`, readiness(context));
+  // the Redoc site of `npm run docs`; `/docs` and `/docs/<lang>` redirect to their slash form. Without a built
+  // site every request falls through to the final 404 `rest_no_route`.
+  app.use(`${config.basePath}/docs`, docsHeaders, express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }));
   app.get(`${config.basePath || ''}/`, serviceIndex);
 
-  app.use(namespace, contentLanguage);
+  app.use(namespace, corsFor(config), contentLanguage);
   app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
-  app.use(namespace, authenticate);
+  app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
   }

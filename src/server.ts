@@ -20,8 +20,8 @@ async function main(): Promise<void> {
   }
   const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config) };
   const server = http.createServer(createApp(context, { logger }));
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 20_000;
+  server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
+  server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');

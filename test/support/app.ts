@@ -27,12 +27,12 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(engine: Engine, env: Record<string, string> = {}): Promise<TestService> {
+export async function startService(engine: Engine, env: Record<string, string> = {}, logger = createLogger('silent')): Promise<TestService> {
   const database = await freshDatabase(engine);
   await migrate(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };
   const context = { config, db: database.db, spec: loadSpec(), throttle: createThrottle(database.db, config, database.schema) };
-  const app = createApp(context, { logger: createLogger('silent'), validateResponses: true });
+  const app = createApp(context, { logger, validateResponses: true });
   const users = {} as TestService['users'];
   for (const role of ROLES) {
     const user = await createUser(database.db, `${role}-user`, role, PASSWORD);

@@ -6,6 +6,7 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
+import { lastModified } from '../../http/caching';
 import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
@@ -61,6 +62,7 @@ const handlers = {
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
     service.assertReadable(row, caller(req), password);
+    lastModified(res, row.modified_utc);
     await send(req, res, context(req).db, row, 200, true);
   },
   async update(req: Req<'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'>, res: Response) {

@@ -6,6 +6,7 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
+import { lastModified } from '../../http/caching';
 import type { Executor } from '../../db/knex';
 import type { Caller } from '../../users/roles';
 import { imagesByIds } from '../images/images';
@@ -53,6 +54,7 @@ function handlersFor(kind: LinkedKind) {
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
       const row = await target(req);
       service.assertReadable(kind, row, caller(req));
+      lastModified(res, row.modified_utc);
       await send(req, res, row.id, 200, true);
     },
     async update(req: AnyReq, res: Response) {

@@ -1,0 +1,114 @@
+/** Conditional reads, cache headers, security headers, CORS and log hygiene, on every engine. */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { ENGINES } from '../support/engines';
+import { http, NS, startService, type TestService } from '../support/app';
+import { REDACTED_PATHS } from '../../src/logger';
+
+describe.each(ENGINES)('caching and hardening on %s', (engine) => {
+  let service: TestService;
+  let log = '';
+  beforeAll(async () => {
+    const sink = new Writable({ write(chunk, _enc, done) { log += chunk.toString(); done(); } });
+    const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+    service = await startService(engine, { CORS_ORIGINS: '*' }, logger);
+  });
+  afterAll(() => service.close());
+
+  const event = async (fields: object = {}) => (await http(service).post(`${NS}/events`).auth(...service.as('editor'))
+    .send({ title: 'Cached', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', ...fields })).body;
+
+  it('gives reads a strong ETag and answers If-None-Match with 304 and no body', async () => {
+    const e = await event();
+    const first = await http(service).get(`${NS}/events/${e.id}`);
+    expect(first.headers.etag).toMatch(/^"[\w-]{20,}"$/);
+    expect(first.headers['cache-control']).toBe('public, max-age=30');
+    expect(first.headers['last-modified']).toBe(new Date(`${e.modified_utc.replace(' ', 'T')}Z`).toUTCString());
+    const again = await http(service).get(`${NS}/events/${e.id}`).set('If-None-Match', first.headers.etag);
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const head = await http(service).head(`${NS}/events/${e.id}`).set('If-None-Match', first.headers.etag);
+    expect(head.status).toBe(304);
+    const since = await http(service).get(`${NS}/events/${e.id}`).set('If-Modified-Since', first.headers['last-modified']);
+    expect(since.status).toBe(304);
+  });
+
+  it('varies the ETag by language and by caller, and never caches authenticated answers', async () => {
+    const e = await event();
+    const anonymous = await http(service).get(`${NS}/events/${e.id}`);
+    const dutch = await http(service).get(`${NS}/events/${e.id}`).query({ i18n_language: 'nl' });
+    const editor = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('editor'));
+    const author = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('author'));
+    expect(new Set([anonymous, dutch, editor, author].map((r) => r.headers.etag)).size).toBe(4);
+    expect(editor.headers['cache-control']).toBe('no-store');
+    expect(editor.headers.vary).toContain('Authorization');
+    const stale = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('editor')).set('If-None-Match', anonymous.headers.etag);
+    expect(stale.status).toBe(200);
+  });
+
+  it('changes the ETag of a list when its content changes', async () => {
+    const list = () => http(service).get(`${NS}/events`).query({ start_date: '2031-01-01', end_date: '2031-12-31' });
+    const before = await list();
+    expect((await list().set('If-None-Match', before.headers.etag)).status).toBe(304);
+    await event({ title: 'Another' });
+    const after = await list().set('If-None-Match', before.headers.etag);
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it('marks writes and errors no-store, without an ETag', async () => {
+    const created = await http(service).post(`${NS}/tags`).auth(...service.as('editor')).send({ name: 'No store' });
+    expect(created.headers['cache-control']).toBe('no-store');
+    expect(created.headers.etag).toBeUndefined();
+    const missing = await http(service).get(`${NS}/events/999999`);
+    expect(missing.headers['cache-control']).toBe('no-store');
+    expect(missing.headers.etag).toBeUndefined();
+    const unauthorised = await http(service).get(`${NS}/tags`).auth('nobody', 'nothing');
+    expect(unauthorised.headers['cache-control']).toBe('no-store');
+  });
+
+  it('sends security headers', async () => {
+    const res = await http(service).get(`${NS}/tags`);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['strict-transport-security']).toBeDefined();
+  });
+
+  it('answers CORS preflights and exposes the paging and caching headers', async () => {
+    const preflight = await http(service).options(`${NS}/events`).set('Origin', 'https://app.example.org')
+      .set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'authorization,content-type');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
+    const res = await http(service).get(`${NS}/events`).set('Origin', 'https://app.example.org');
+    for (const header of ['X-TEC-Total', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'ETag']) {
+      expect(res.headers['access-control-expose-headers']).toContain(header);
+    }
+  });
+
+  it('keeps passwords and credentials out of the logs', async () => {
+    const e = await event({ password: 'body-secret-1' });
+    await http(service).get(`${NS}/events/${e.id}`).query({ password: 'query-secret-2' });
+    await http(service).get(`${NS}/events`).query({ password: 'list-secret-3' });
+    await http(service).get(`${NS}/tags`).auth('someone', 'basic-secret-4');
+    expect(log).toContain(`/events/${e.id}`);
+    for (const secret of ['body-secret-1', 'query-secret-2', 'list-secret-3', 'basic-secret-4', Buffer.from('someone:basic-secret-4').toString('base64')]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});
+
+describe('CORS limited to listed origins', () => {
+  it('reflects only a listed origin', async () => {
+    const service = await startService('sqlite', { CORS_ORIGINS: 'https://good.example.org' });
+    try {
+      const good = await http(service).get(`${NS}/tags`).set('Origin', 'https://good.example.org');
+      expect(good.headers['access-control-allow-origin']).toBe('https://good.example.org');
+      const bad = await http(service).get(`${NS}/tags`).set('Origin', 'https://evil.example.org');
+      expect(bad.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await service.close();
+    }
+  });
+});
