@@ -56,6 +56,12 @@ function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
 }
 
+/** The post with that id, with its event fields when it is an event (one query for `/events/{id}`). */
+export async function findPostAsEvent(db: Executor, id: number): Promise<(Omit<EventRow, 'type'> & { type: string }) | undefined> {
+  const row = await db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).first(COLUMNS);
+  return row && (row.type === 'event' ? normalise(row) : row);
+}
+
 export async function findEvent(db: Executor, id: number): Promise<EventRow | undefined> {
   const row = await selectEvents(db).where('e.post_id', id).first();
   return row && normalise(row);

@@ -31,10 +31,10 @@ export type EventWrite = Partial<components['schemas']['EventWrite']> & { passwo
 
 /** `/events/{id}`: 404 for an unknown id, 400 `rest-invalid-event-id` for a venue's or organizer's id. */
 export async function eventById(db: Executor, id: number): Promise<EventRow> {
-  const post = await posts.findPost(db, id);
-  if (!post) throw new ApiError(404, 'rest-event-not-found', 'event_not_found', { id });
-  if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'event_invalid_id');
-  return (await repo.findEvent(db, id)) as EventRow;
+  const row = await repo.findPostAsEvent(db, id);
+  if (!row) throw new ApiError(404, 'rest-event-not-found', 'event_not_found', { id });
+  if (row.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'event_invalid_id');
+  return row as EventRow;
 }
 
 /** `/events/by-slug/{slug}`: an unknown slug is 400 naming `slug` (the plugin's slug validator). */
