@@ -26,11 +26,6 @@ export function normalisePost<T extends PostRow>(row: T): T {
   return { ...row, id: toNumber(row.id), author_id: row.author_id === null ? null : toNumber(row.author_id) };
 }
 
-export async function findPost(db: Executor, id: number): Promise<PostRow | undefined> {
-  const row = await db<PostRow>('posts').where({ id }).first();
-  return row && normalisePost(row);
-}
-
 export async function findPostBySlug(db: Executor, type: PostType, slug: string): Promise<PostRow | undefined> {
   const row = await db<PostRow>('posts').where({ type, slug }).first();
   return row && normalisePost(row);
