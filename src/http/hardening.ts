@@ -20,6 +20,7 @@ export const docsHeaders: RequestHandler = helmet.contentSecurityPolicy({
     imgSrc: ["'self'", 'data:', 'https:'],
     fontSrc: ["'self'", 'data:'],
     frameAncestors: ["'none'"],
+    upgradeInsecureRequests: null, // a plain-HTTP deployment would otherwise load its scripts over https and fail
   },
 });
 
