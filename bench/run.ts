@@ -29,16 +29,17 @@ const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE === '1';
 
 interface Scenario {
   name: string;
-  /** Called for every request, so a scenario may spread its requests over many records. */
+  /** Called for every request (as `body`), so a scenario may spread its requests over many records. */
   path(f: Fixture): string;
   method?: 'POST';
-  body?: object;
+  body?(f: Fixture): object;
   auth?: boolean;
   /** Sent to the bare Express app instead of the service. */
   bare?: boolean;
 }
 
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
+let serial = 0;
 
 /** One line per scenario. The bare route comes first (the others are compared with it), writes last. */
 const SCENARIOS: Scenario[] = [
@@ -51,11 +52,13 @@ const SCENARIOS: Scenario[] = [
   // { name: 'venues', path: () => `${NS}/venues` },
   // { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
   // { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
-  { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`,
-    body: { title: 'Bench event', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' } },
+  { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`, // unique titles: the write path, not slug races
+    body: () => ({ title: `Bench event ${++serial}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' }) },
 ];
 
 interface Measurement {
+  /** 1-minute load average just before: above the number of cores, something else was running too. */
+  load: number;
   /** One request on the idle (primed) server before the load: what a lone client waits. */
   alone: { ms: number; status: number };
   rps: number;
@@ -80,6 +83,7 @@ interface SizeResult {
 
 const cleanups = new Set<() => unknown>();
 const children = new Set<ChildProcess>();
+const stopping = new WeakSet<ChildProcess>();
 
 /** Registers `task` for the final cleanup and returns it to run earlier (once). */
 function onCleanup(task: () => unknown): () => Promise<void> {
@@ -119,7 +123,11 @@ async function start(script: string, port: number, env: Record<string, string>, 
   children.add(child);
   const task = () => stop(child, 'SIGTERM');
   cleanups.add(task);
-  child.once('exit', () => { children.delete(child); cleanups.delete(task); });
+  child.once('exit', (code, signal) => {
+    children.delete(child);
+    cleanups.delete(task);
+    if (!stopping.has(child)) console.error(`  ! ${path.basename(script)} exited by itself (${signal ?? `code ${code}`}); see ${log}`);
+  });
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}; see ${log}`);
     try {
@@ -133,6 +141,7 @@ async function start(script: string, port: number, env: Record<string, string>, 
 function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    stopping.add(child);
     child.once('exit', () => resolve());
     child.kill(signal);
   });
@@ -183,6 +192,7 @@ async function freshDatabase(engine: Engine): Promise<Database> {
 async function measure(port: number, scenario: Scenario, fixture: Fixture): Promise<Measurement> {
   const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
   if (scenario.auth) headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  const load = os.loadavg()[0];
   await probe(port, scenario, fixture, headers); // the first call compiles validators, fills caches, checks the password
   const alone = await probe(port, scenario, fixture, headers);
   const run = autocannon({
@@ -191,8 +201,7 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture): Prom
     duration: DURATION,
     method: scenario.method ?? 'GET',
     headers,
-    body: scenario.body && JSON.stringify(scenario.body),
-    requests: [{ setupRequest: (request) => ({ ...request, path: scenario.path(fixture) }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, path: scenario.path(fixture), body: scenario.body && JSON.stringify(scenario.body(fixture)) }) }],
     warmup: WARMUP > 0 ? { connections: CONNECTIONS, duration: WARMUP } : undefined,
   });
   // autocannon's own percentiles are whole milliseconds; keep every latency for sub-millisecond ones
@@ -202,6 +211,7 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture): Prom
   const sorted = Float64Array.from(latencies).sort();
   const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   return {
+    load,
     alone,
     rps: result.requests.average,
     p50: quantile(0.5),
@@ -218,7 +228,7 @@ async function probe(port: number, scenario: Scenario, fixture: Fixture, headers
   const started = performance.now();
   try {
     const response = await fetch(`http://127.0.0.1:${port}${scenario.path(fixture)}`, {
-      method: scenario.method ?? 'GET', headers, body: scenario.body && JSON.stringify(scenario.body), signal: AbortSignal.timeout(60_000),
+      method: scenario.method ?? 'GET', headers, body: scenario.body && JSON.stringify(scenario.body(fixture)), signal: AbortSignal.timeout(60_000),
     });
     await response.arrayBuffer();
     return { ms: performance.now() - started, status: response.status };
@@ -251,7 +261,7 @@ async function measureSize(engine: Engine, events: number, barePort: number, dat
   for (const scenario of SCENARIOS) {
     const m = (scenarios[scenario.name] = await measure(scenario.bare ? barePort : port, scenario, fixture));
     console.log(`  ${scenario.name.padEnd(24)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
-      `  alone ${m.alone.ms.toFixed(1)} ms` + (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''));
+      `  alone ${m.alone.ms.toFixed(1)} ms  load ${m.load.toFixed(1)}` + (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''));
     if (m.timeouts && !scenario.bare) {
       // the server still works through requests autocannon gave up on; the next scenario gets a fresh one
       await stop(server, 'SIGKILL');
@@ -307,6 +317,7 @@ function checks(sizes: SizeResult[]): string[] {
 
 async function main(): Promise<void> {
   fs.mkdirSync(RESULTS, { recursive: true });
+  for (const file of fs.readdirSync(RESULTS)) if (file.endsWith('.log')) fs.rmSync(path.join(RESULTS, file)); // this run's logs only
   console.log('building the server (npm run build)');
   if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
   const barePort = await freePort();

@@ -18,6 +18,7 @@ import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
 import { conditionalReads } from './http/caching';
+import { assertNoNul, requestGuard } from './http/guard';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 
@@ -48,7 +49,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
 
   app.use(namespace, corsFor(config), contentLanguage);
   app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
-  app.use(namespace, conditionalReads, authenticate);
+  app.use(namespace, conditionalReads, authenticate, requestGuard(spec));
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
   }
@@ -110,6 +111,7 @@ function bindOperation(op: Operation): RequestHandler {
   const declared = op.body && Object.keys(op.body.properties);
   return (req, res, next) => {
     res.locals.operation = op;
+    assertNoNul(req.params);
     for (const name of integers) (req.params as Record<string, unknown>)[name] = Number(req.params[name]);
     if (declared && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
       req.body = Object.fromEntries(declared.filter((name) => name in req.body).map((name) => [name, req.body[name]]));

@@ -26,6 +26,11 @@ export function whereContains(query: Knex.QueryBuilder, column: string, text: st
   return query.whereRaw(`lower(??) like ? escape '\\'`, [column, likeContains(text)]);
 }
 
+/** `column LIKE prefix%`, literal for `%` and `_`. */
+export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix: string): Knex.QueryBuilder {
+  return query.whereRaw(`?? like ? escape '\\'`, [column, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+}
+
 /** The same for an SQL expression the code builds (never caller text), e.g. `coalesce(tr.value, p.title)`. */
 export function whereExpressionContains(query: Knex.QueryBuilder, expression: string, text: string): Knex.QueryBuilder {
   return query.whereRaw(`lower(${expression}) like ? escape '\\'`, [likeContains(text)]);
@@ -46,7 +51,7 @@ export function isUniqueViolation(err: unknown): boolean {
  * Runs `work` in a transaction, again (up to `attempts` times) when it loses a race on a unique constraint:
  * the next attempt sees the winner's row and answers accordingly (e.g. `term_exists` or a `-2` slug).
  */
-export async function transactionWithRetry<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 3): Promise<T> {
+export async function transactionWithRetry<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(work);

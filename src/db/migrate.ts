@@ -5,6 +5,7 @@ import { isPostgres } from './dialect';
 import * as initial from './migrations/001_initial';
 import * as events from './migrations/002_events';
 import * as translations from './migrations/003_translations';
+import * as termCounts from './migrations/004_term_counts';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['001_initial', initial],
   ['002_events', events],
   ['003_translations', translations],
+  ['004_term_counts', termCounts],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -62,7 +62,8 @@ async function verify(req: Request, login: string, password: string): Promise<Us
   const wait = await throttle.blockedFor(login, address);
   if (wait > 0) throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
 
-  const user = await findUserByLogin(db, login);
+  // a login with a NUL character cannot exist (and PostgreSQL text cannot hold one): check it like an unknown one
+  const user = login.includes('\u0000') ? undefined : await findUserByLogin(db, login);
   const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
   if (!user || !ok) {
     await throttle.recordFailure(login, address);

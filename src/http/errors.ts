@@ -67,9 +67,13 @@ function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const translated = translateValidatorError(err);
   if (translated) return translated;
-  const type = (err as { type?: string } | null)?.type;
+  // the router cannot decode a malformed percent-escape in the path: no route matches it
+  if (err instanceof URIError) return new ApiError(404, 'rest_no_route', 'no_route');
+  const { type, status, expose } = (err ?? {}) as { type?: string; status?: number; expose?: boolean };
   if (type === 'entity.parse.failed') return new ApiError(400, 'rest_invalid_json', 'invalid_json');
-  if (type === 'entity.too.large') return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
+  if (type === 'entity.too.large' || type === 'parameters.too.many') return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new ApiError(415, 'rest_unsupported_media_type', 'unsupported_media_type');
+  // any other client error the body parser reports (bad compression, nesting too deep, aborted upload…)
+  if (expose && typeof status === 'number' && status >= 400 && status < 500) return new ApiError(status, 'rest_invalid_body', 'invalid_body');
   return new ApiError(500, 'rest_internal_error', 'internal_error');
 }

@@ -3,6 +3,7 @@
  * database (`auth_throttle`), so every API node on one PostgreSQL database shares them.
  */
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { isPostgres } from '../db/dialect';
@@ -27,7 +28,8 @@ export function createThrottle(db: Db, config: Pick<Config, 'loginMaxFailures' |
   };
   const byLogin = make('login', config.loginMaxFailures);
   const byAddress = make('addr', config.loginMaxFailures * ADDRESS_FACTOR);
-  const loginKey = (login: string) => login.toLowerCase();
+  // a digest keeps keys short and printable whatever a caller sends as login (the column holds 255 characters)
+  const loginKey = (login: string) => createHash('sha256').update(login.toLowerCase()).digest('base64url');
 
   return {
     async blockedFor(login, address) {

@@ -1,4 +1,5 @@
 /** Authentication and throttling through HTTP, on every engine (tec-compat §2.1, §3.1; DECISIONS.md). */
+import { createHash } from 'node:crypto';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 
@@ -76,6 +77,7 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
 
   it('keeps the throttle state in the database, shared by every node', async () => {
     const rows = await service.database.db('auth_throttle').select('key');
-    expect(rows.map((r: { key: string }) => r.key)).toContain(`login:${service.users.subscriber.login}`);
+    const digest = createHash('sha256').update(service.users.subscriber.login).digest('base64url');
+    expect(rows.map((r: { key: string }) => r.key)).toContain(`login:${digest}`);
   });
 });

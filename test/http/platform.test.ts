@@ -126,11 +126,12 @@ describe.each(ENGINES)('platform on %s', (engine) => {
 
   it('answers a failing database with a plain 500, never a stack trace or SQL', async () => {
     const broken = await startService(engine);
-    await broken.database.db.schema.dropTable('term_relationships');
+    await broken.database.db.schema.renameTable('terms', 'terms_gone');
     const res = await http(broken).get(`${NS}/tags`).query({ hide_empty: 0 });
+    await broken.database.db.schema.renameTable('terms_gone', 'terms');
     await broken.close();
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ code: 'rest_internal_error', message: expect.any(String), data: { status: 500 } });
-    expect(JSON.stringify(res.body)).not.toMatch(/select|term_relationships|at /i);
+    expect(JSON.stringify(res.body)).not.toMatch(/select|terms|at /i);
   });
 });

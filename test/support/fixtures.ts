@@ -1,6 +1,7 @@
 /** Records stored directly, for tests that need them without going through the API. */
 import type { Db } from '../../src/db/knex';
 import { utcNow } from '../../src/db/dialect';
+import { refreshCounts } from '../../src/resources/terms/repository';
 
 let counter = 0;
 
@@ -15,6 +16,7 @@ export async function insertEvent(db: Db, status = 'publish', termIds: number[] 
     post_id: id, status, start_local: now, end_local: now, start_utc: now, end_utc: now, timezone: 'UTC',
   });
   if (termIds.length) await db('term_relationships').insert(termIds.map((term_id) => ({ post_id: id, term_id })));
+  await refreshCounts(db, termIds);
   return id;
 }
 

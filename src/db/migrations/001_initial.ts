@@ -2,12 +2,13 @@ import type { Knex } from 'knex';
 
 /**
  * Users, the shared post table (events, venues and organizers share one id sequence, as in WordPress),
- * terms and their links to posts, and the login throttle. Instants are UTC text `YYYY-MM-DD HH:MM:SS`.
+ * terms and their links to posts, and the login throttle. Instants are UTC text `YYYY-MM-DD HH:MM:SS`. Text a
+ * caller can send (logins, slugs, names, passwords) is `text`, never a bounded `varchar` that PostgreSQL would refuse.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('users', (t) => {
     t.increments('id');
-    t.string('login', 60).notNullable().unique();
+    t.text('login').notNullable().unique();
     t.string('password_hash', 255).notNullable();
     t.string('role', 20).notNullable();
     t.string('created_utc', 19).notNullable();
@@ -18,12 +19,12 @@ export async function up(knex: Knex): Promise<void> {
     t.string('type', 20).notNullable(); // event | venue | organizer
     t.string('status', 20).notNullable();
     t.integer('author_id').nullable().references('id').inTable('users').onDelete('SET NULL');
-    t.string('slug', 200).notNullable();
+    t.text('slug').notNullable();
     t.string('language', 5).notNullable();
     t.text('title').notNullable().defaultTo('');
     t.text('content').notNullable().defaultTo('');
     t.text('excerpt').notNullable().defaultTo('');
-    t.string('password', 255).notNullable().defaultTo('');
+    t.text('password').notNullable().defaultTo('');
     t.string('date_utc', 19).notNullable();
     t.string('modified_utc', 19).notNullable();
     t.unique(['type', 'slug']);
@@ -33,8 +34,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('terms', (t) => {
     t.increments('id');
     t.string('taxonomy', 32).notNullable(); // tribe_events_cat | post_tag
-    t.string('name', 200).notNullable();
-    t.string('slug', 200).notNullable();
+    t.text('name').notNullable();
+    t.text('slug').notNullable();
     t.text('description').notNullable().defaultTo('');
     t.integer('parent').notNullable().defaultTo(0);
     t.string('language', 5).notNullable();

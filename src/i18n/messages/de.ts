@@ -15,6 +15,8 @@ export const de: Catalogue = {
   param_format: '{name} ist kein gültiger Wert im Format {format}.',
   param_one_of: '{name} entspricht keiner der zulässigen Formen.',
   invalid_json: 'Ungültiger JSON-Body übergeben.',
+  invalid_body: 'Der Body der Anfrage konnte nicht gelesen werden.',
+  param_nul: '{name} darf keine NUL-Zeichen enthalten.',
   payload_too_large: 'Der Body der Anfrage ist zu groß.',
   unsupported_media_type: 'Nicht unterstützter Inhaltstyp: Sende application/json oder application/x-www-form-urlencoded.',
   no_route: 'Es wurde keine Route gefunden, die mit der URL und der Request-Methode identisch ist.',

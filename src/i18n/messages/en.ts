@@ -13,6 +13,8 @@ export const en = {
   param_format: '{name} is not a valid {format}.',
   param_one_of: '{name} does not match any of the accepted forms.',
   invalid_json: 'Invalid JSON body passed.',
+  invalid_body: 'The request body could not be read.',
+  param_nul: '{name} must not contain NUL characters.',
   payload_too_large: 'The request body is too large.',
   unsupported_media_type: 'Unsupported content type: send application/json or application/x-www-form-urlencoded.',
   no_route: 'No route was found matching the URL and request method.',

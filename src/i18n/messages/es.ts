@@ -15,6 +15,8 @@ export const es: Catalogue = {
   param_format: '{name} no es un valor {format} válido.',
   param_one_of: '{name} no coincide con ninguna de las formas aceptadas.',
   invalid_json: 'Se ha pasado un cuerpo JSON no válido.',
+  invalid_body: 'No se pudo leer el cuerpo de la solicitud.',
+  param_nul: '{name} no debe contener caracteres NUL.',
   payload_too_large: 'El cuerpo de la solicitud es demasiado grande.',
   unsupported_media_type: 'Tipo de contenido no compatible: envía application/json o application/x-www-form-urlencoded.',
   no_route: 'No se ha encontrado ninguna ruta que coincida con la URL y el método de la solicitud.',

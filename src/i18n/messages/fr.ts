@@ -15,6 +15,8 @@ export const fr: Catalogue = {
   param_format: '{name} n’est pas une valeur {format} valide.',
   param_one_of: '{name} ne correspond à aucune des formes acceptées.',
   invalid_json: 'Corps JSON transmis non valide.',
+  invalid_body: 'Le corps de la requête n’a pas pu être lu.',
+  param_nul: '{name} ne doit pas contenir de caractères NUL.',
   payload_too_large: 'Le corps de la requête est trop volumineux.',
   unsupported_media_type: 'Type de contenu non pris en charge : envoyez application/json ou application/x-www-form-urlencoded.',
   no_route: 'Aucune route correspondant à l’URL et à la méthode de la requête n’a été trouvée.',

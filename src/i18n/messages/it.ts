@@ -15,6 +15,8 @@ export const it: Catalogue = {
   param_format: '{name} non è un valore {format} valido.',
   param_one_of: '{name} non corrisponde a nessuna delle forme accettate.',
   invalid_json: 'Corpo JSON passato non valido.',
+  invalid_body: 'Impossibile leggere il corpo della richiesta.',
+  param_nul: '{name} non deve contenere caratteri NUL.',
   payload_too_large: 'Il corpo della richiesta è troppo grande.',
   unsupported_media_type: 'Tipo di contenuto non supportato: invia application/json o application/x-www-form-urlencoded.',
   no_route: 'Nessun percorso trovato corrispondente all’URL e al metodo della richiesta.',

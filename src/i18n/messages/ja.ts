@@ -15,6 +15,8 @@ export const ja: Catalogue = {
   param_format: '{name} は有効な {format} ではありません。',
   param_one_of: '{name} は受け付けられるどの形式とも一致しません。',
   invalid_json: '無効な JSON 本文が渡されました。',
+  invalid_body: 'リクエスト本文を読み取れませんでした。',
+  param_nul: '{name} に NUL 文字を含めることはできません。',
   payload_too_large: 'リクエスト本文が大きすぎます。',
   unsupported_media_type: 'サポートされていないコンテンツタイプです。application/json または application/x-www-form-urlencoded で送信してください。',
   no_route: 'URL とリクエストメソッドに一致するルートがありません。',

@@ -15,6 +15,8 @@ export const nb: Catalogue = {
   param_format: '{name} er ikke en gyldig {format}.',
   param_one_of: '{name} samsvarer ikke med noen av de godtatte formene.',
   invalid_json: 'Ugyldig JSON-innhold ble sendt.',
+  invalid_body: 'Innholdet i forespørselen kunne ikke leses.',
+  param_nul: '{name} kan ikke inneholde NUL-tegn.',
   payload_too_large: 'Innholdet i forespørselen er for stort.',
   unsupported_media_type: 'Innholdstypen støttes ikke: send application/json eller application/x-www-form-urlencoded.',
   no_route: 'Fant ingen rute som samsvarer med URL-en og forespørselsmetoden.',

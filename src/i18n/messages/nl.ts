@@ -15,6 +15,8 @@ export const nl: Catalogue = {
   param_format: '{name} is geen geldige {format}.',
   param_one_of: '{name} komt met geen van de toegestane vormen overeen.',
   invalid_json: 'Ongeldige JSON-body doorgegeven.',
+  invalid_body: 'De body van het verzoek kon niet worden gelezen.',
+  param_nul: '{name} mag geen NUL-tekens bevatten.',
   payload_too_large: 'De body van het verzoek is te groot.',
   unsupported_media_type: 'Niet-ondersteund inhoudstype: verstuur application/json of application/x-www-form-urlencoded.',
   no_route: 'Er is geen route gevonden die overeenkomt met de URL en de aanvraagmethode.',

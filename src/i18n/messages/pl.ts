@@ -18,6 +18,8 @@ export const pl: Catalogue = {
   param_format: 'Wartość {name} nie jest prawidłowa w formacie {format}.',
   param_one_of: 'Wartość {name} nie pasuje do żadnej z akceptowanych postaci.',
   invalid_json: 'Przekazano nieprawidłową treść JSON.',
+  invalid_body: 'Nie można odczytać treści żądania.',
+  param_nul: 'Wartość {name} nie może zawierać znaków NUL.',
   payload_too_large: 'Treść żądania jest zbyt duża.',
   unsupported_media_type: 'Nieobsługiwany typ treści: wyślij application/json lub application/x-www-form-urlencoded.',
   no_route: 'Nie znaleziono ścieżki pasującej do adresu URL i metody żądania.',

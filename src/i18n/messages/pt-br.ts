@@ -15,6 +15,8 @@ export const ptBr: Catalogue = {
   param_format: '{name} não é um valor {format} válido.',
   param_one_of: '{name} não corresponde a nenhuma das formas aceitas.',
   invalid_json: 'Foi enviado um corpo JSON inválido.',
+  invalid_body: 'Não foi possível ler o corpo da requisição.',
+  param_nul: '{name} não pode conter caracteres NUL.',
   payload_too_large: 'O corpo da requisição é grande demais.',
   unsupported_media_type: 'Tipo de conteúdo não suportado: envie application/json ou application/x-www-form-urlencoded.',
   no_route: 'Nenhuma rota foi encontrada que corresponda à URL e ao método da requisição.',

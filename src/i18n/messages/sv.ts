@@ -15,6 +15,8 @@ export const sv: Catalogue = {
   param_format: '{name} är inte ett giltigt värde av formatet {format}.',
   param_one_of: '{name} matchar ingen av de godkända formerna.',
   invalid_json: 'Ogiltigt JSON-innehåll skickades.',
+  invalid_body: 'Begärans innehåll kunde inte läsas.',
+  param_nul: '{name} får inte innehålla NUL-tecken.',
   payload_too_large: 'Förfrågans innehåll är för stort.',
   unsupported_media_type: 'Innehållstypen stöds inte: skicka application/json eller application/x-www-form-urlencoded.',
   no_route: 'Ingen rutt hittades som matchar URL:en och förfrågningsmetoden.',

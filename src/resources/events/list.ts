@@ -12,6 +12,7 @@ import { ApiError, invalidParam } from '../../http/errors';
 import { isTrue, isTruthyText } from '../../http/params';
 import { can, type Caller } from '../../users/roles';
 import { existingIds } from '../posts/repository';
+import { roundCoordinate } from '../../domain/geo';
 import { listStatuses, whereReadable } from '../posts/rules';
 import { eventExists, resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
 import type { EventFilters } from './repository';
@@ -41,7 +42,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   if (q.geoloc_lat !== undefined || q.geoloc_lng !== undefined) {
     if (q.geoloc_lat === undefined) throw invalidParam('geoloc_lat', 'geoloc_pair');
     if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
-    filters.near = { lat: q.geoloc_lat, lng: q.geoloc_lng, radiusKm: q.geoloc_radius ?? 25 };
+    filters.near = { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng), radiusKm: q.geoloc_radius ?? 25 };
   }
   if (q.post_parent !== undefined) {
     if (!(await eventExists(db, q.post_parent))) throw invalidParam('post_parent', 'event_invalid_id');

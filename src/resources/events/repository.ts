@@ -138,10 +138,10 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   q.where('e.hide_from_listings', false).whereIn('e.status', f.statuses);
   if (f.readable) f.readable(q);
   if (f.startFrom) q.where('e.start_utc', '>=', f.startFrom);
-  if (f.endTo) q.where('e.end_utc', '<=', f.endTo);
+  if (f.endTo) q.where('e.end_utc', '<=', f.endTo).where('e.start_utc', '<=', f.endTo); // implied: lets the list index bound the range
   if (f.startsBefore) q.where('e.start_utc', '<', f.startsBefore);
   if (f.startsAfter) q.where('e.start_utc', '>', f.startsAfter);
-  if (f.endsBefore) q.where('e.end_utc', '<', f.endsBefore);
+  if (f.endsBefore) q.where('e.end_utc', '<', f.endsBefore).where('e.start_utc', '<', f.endsBefore);
   if (f.endsAfter) q.where('e.end_utc', '>', f.endsAfter);
   if (f.searchWords?.length) {
     const fields = ['title', 'excerpt', 'content'].map((field) =>

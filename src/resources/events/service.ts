@@ -17,13 +17,14 @@ import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
 import * as posts from '../posts/repository';
 import { forbidden, passwordMatches, statusToStore } from '../posts/rules';
-import { findTermForEvent, setPostTerms } from '../terms/repository';
+import { findTermForEvent, refreshCounts, setPostTerms, termIdsOfPosts } from '../terms/repository';
 import { createTermNamed } from '../terms/service';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from '../terms/taxonomies';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds';
 import { createLinkedIn } from '../linked/service';
 import { splitPostWrite } from '../translations';
 import { isTrue } from '../../http/params';
+import { asId } from '../../domain/ids';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
 
@@ -69,6 +70,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     } as posts.PostValues);
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
+    await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
     return id;
   });
 }
@@ -77,6 +79,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
 export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   await transactionWithRetry(db, async (trx) => {
+    const termsBefore = await termIdsOfPosts(trx, [row.id]);
     const write = await prepare(trx, config, caller, body, row, language);
     const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
     // text in another language than the event's own is stored as its translation
@@ -84,21 +87,24 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
+    await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
   });
 }
 
 /** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
 export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean): Promise<EventRow> {
   if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  if (force) {
-    await posts.deletePost(db, row.id);
-    return row;
-  }
-  if (row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
+  if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
-    await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
-    await repo.updateEvent(trx, row.id, { status: 'trash' });
+    const terms = await termIdsOfPosts(trx, [row.id]);
+    if (force) await posts.deletePost(trx, row.id);
+    else {
+      await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
+      await repo.updateEvent(trx, row.id, { status: 'trash' });
+    }
+    await refreshCounts(trx, terms);
   });
+  if (force) return row;
   return (await repo.findEvent(db, row.id)) as EventRow;
 }
 
@@ -220,7 +226,8 @@ async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInp
   const ids: number[] = [];
   for (const item of items) {
     if (/^\d+$/.test(item)) {
-      if (await trx('terms').where({ taxonomy, id: Number(item) }).first('id')) ids.push(Number(item));
+      const id = asId(item); // a number no term can have is skipped like any unknown id
+      if (id !== undefined && (await trx('terms').where({ taxonomy, id }).first('id'))) ids.push(id);
       continue;
     }
     const found = await findTermForEvent(trx, taxonomy, item);
@@ -286,11 +293,7 @@ async function createInline(inline: Inline, kind: LinkedKind, data: Record<strin
 /** null: "no link"; undefined: not a reference to an existing record. */
 function linkedId(input: unknown): number | null | undefined {
   if (input === null || input === 0 || input === '' || (Array.isArray(input) && input.length === 0)) return null;
-  if (typeof input === 'number') return input;
-  if (typeof input === 'string' && /^\d+$/.test(input)) return Number(input) || null;
-  if (typeof input === 'object' && !Array.isArray(input) && 'id' in (input as object)) {
-    const id = Number((input as { id: unknown }).id);
-    return Number.isInteger(id) && id > 0 ? id : undefined;
-  }
+  if (typeof input === 'number' || (typeof input === 'string' && /^\d+$/.test(input))) return Number(input) === 0 ? null : asId(input);
+  if (typeof input === 'object' && !Array.isArray(input) && 'id' in (input as object)) return asId((input as { id: unknown }).id);
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { Executor } from '../../db/knex';
 import { toNumber, utcNow } from '../../db/dialect';
 import { invalidParam } from '../../http/errors';
 import { can, type Caller } from '../../users/roles';
+import { asId } from '../../domain/ids';
 
 export interface ImageRow {
   id: number;
@@ -20,8 +21,8 @@ const EXTENSIONS = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 
 /** The image id to store for an `image` input, creating the image record for a new URL. */
 export async function resolveImage(db: Executor, input: number | string, caller: Caller, param = 'image'): Promise<number> {
   if (typeof input === 'number' || /^\d+$/.test(input)) {
-    const id = Number(input);
-    if (!(await db('images').where({ id }).first('id'))) throw invalidParam(param, 'image_invalid');
+    const id = asId(input);
+    if (id === undefined || !(await db('images').where({ id }).first('id'))) throw invalidParam(param, 'image_invalid');
     return id;
   }
   const extension = imageExtension(input);

@@ -19,6 +19,7 @@ import * as posts from '../posts/repository';
 import { listStatuses, statusToStore, whereReadable } from '../posts/rules';
 import { eventExists } from '../terms/repository';
 import { splitPostWrite } from '../translations';
+import { roundCoordinate } from '../../domain/geo';
 import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
 
@@ -135,7 +136,7 @@ function venueOnly(body: LinkedWrite): Record<string, unknown> {
   }
   if (lat === undefined) throw invalidParam('geo_lat', 'geo_pair');
   if (lng === undefined) throw invalidParam('geo_lng', 'geo_pair');
-  return { ...values, geo_lat: Number(lat), geo_lng: Number(lng) };
+  return { ...values, geo_lat: roundCoordinate(Number(lat)), geo_lng: roundCoordinate(Number(lng)) };
 }
 
 function nameOf(kind: LinkedKind, value: unknown): string {

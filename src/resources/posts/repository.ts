@@ -1,7 +1,7 @@
 /** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
 import type { Executor } from '../../db/knex';
 import { toNumber } from '../../db/dialect';
-import { firstFreeSlug } from '../../domain/slugs';
+import { freeSlugIn } from '../slugs';
 
 export type PostType = 'event' | 'venue' | 'organizer';
 
@@ -51,13 +51,10 @@ export async function deletePost(db: Executor, id: number): Promise<void> {
   await db('posts').where({ id }).delete();
 }
 
-/** `base`, or `base-2`, `base-3`… whichever is free among the posts of `type` (other than `self`). */
+/** `base`, or `base-2`, `base-3`… (at most 200 characters) whichever is free among the posts of `type` (other than `self`). */
 export async function freeSlug(db: Executor, type: PostType, base: string, self?: number): Promise<string> {
-  const escaped = base.replace(/[\\%_]/g, (c) => `\\${c}`);
-  const query = db('posts').where({ type })
-    .andWhere((q) => { q.where('slug', base).orWhereRaw(`slug like ? escape '\\'`, [`${escaped}-%`]); })
-    .select('slug');
-  if (self !== undefined) query.andWhereNot('id', self);
-  const rows: Array<{ slug: string }> = await query;
-  return firstFreeSlug(base, rows.map((r) => r.slug));
+  return freeSlugIn(() => {
+    const query = db('posts').where({ type });
+    return self === undefined ? query : query.andWhereNot('id', self);
+  }, base);
 }

@@ -2,6 +2,8 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
 import { toNumber, whereContains, whereExpressionContains } from '../../db/dialect';
+import { freeSlugIn } from '../slugs';
+import { asId } from '../../domain/ids';
 import { translatedColumn } from '../translations';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
@@ -34,21 +36,28 @@ export interface TermFilters {
 
 export type TermOrder = 'id' | 'name' | 'slug' | 'description' | 'count' | 'parent' | 'include';
 
-/**
- * Published events linked to the term (WordPress keeps this as `count`). It reads `events.status` (the copy of the
- * post's status) so the planner starts from the term's links, not from every published post.
- */
-function publishedEvents(db: Executor, termColumn: string): Knex.QueryBuilder {
-  return db('term_relationships as tr')
-    .join('events as e', 'e.post_id', 'tr.post_id')
-    .whereRaw('?? = ??', ['tr.term_id', termColumn])
-    .andWhere('e.status', 'publish');
+function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
+  return db('terms as t').where('t.taxonomy', taxonomy).select('t.*');
 }
 
-function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
-  return db('terms as t')
-    .where('t.taxonomy', taxonomy)
-    .select('t.*', publishedEvents(db, 't.id').count('*').as('count'));
+/**
+ * Recounts the published events of these terms (WordPress's `count`, kept on the term so reads never count).
+ * Event writes call it for every term they touch, in their transaction.
+ */
+export async function refreshCounts(db: Executor, termIds: number[]): Promise<void> {
+  const ids = [...new Set(termIds)];
+  if (!ids.length) return;
+  await db('terms').whereIn('id', ids).update({
+    count: db('term_relationships as tr').join('events as e', 'e.post_id', 'tr.post_id')
+      .whereRaw('tr.term_id = terms.id').andWhere('e.status', 'publish').count('*'),
+  });
+}
+
+/** The terms (any taxonomy) linked to these posts. */
+export async function termIdsOfPosts(db: Executor, postIds: number[]): Promise<number[]> {
+  if (!postIds.length) return [];
+  const rows: Array<{ term_id: number }> = await db('term_relationships').whereIn('post_id', postIds).distinct('term_id');
+  return rows.map((r) => toNumber(r.term_id));
 }
 
 function normalise(row: TermRow): TermRow {
@@ -82,7 +91,7 @@ function applyFilters(db: Executor, query: Knex.QueryBuilder, f: TermFilters): K
   if (f.parent !== undefined) query.where('t.parent', f.parent);
   if (f.slug !== undefined) query.where('t.slug', f.slug);
   if (f.post !== undefined) query.whereExists(db('term_relationships as r').whereRaw('r.term_id = t.id').andWhere('r.post_id', f.post));
-  if (f.hideEmpty) query.whereExists(publishedEvents(db, 't.id').select(db.raw('1')));
+  if (f.hideEmpty) query.where('t.count', '>', 0);
   return query;
 }
 
@@ -96,13 +105,13 @@ function order(query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
     // case-insensitive, as WordPress's MySQL collation sorts names
     return query.orderByRaw(`lower(??) ${direction}`, [`t.${f.orderBy}`]).orderBy('t.id', direction);
   }
-  const column = f.orderBy === 'count' ? 'count' : `t.${f.orderBy === 'include' ? 'id' : f.orderBy}`;
+  const column = `t.${f.orderBy === 'include' ? 'id' : f.orderBy}`;
   return query.orderBy(column, direction).orderBy('t.id', direction);
 }
 
 /** Existing ids of this taxonomy among `refs` (ids or slugs), and the refs that match nothing. */
 export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Array<number | string>): Promise<{ ids: number[]; unknown: Array<number | string> }> {
-  const numeric = refs.filter((ref) => /^\d+$/.test(String(ref))).map(Number);
+  const numeric = refs.map(asId).filter((id): id is number => id !== undefined);
   const slugs = refs.filter((ref) => !/^\d+$/.test(String(ref))).map(String);
   const rows: Array<{ id: number; slug: string }> = refs.length
     ? await db('terms').where('taxonomy', taxonomy)
@@ -114,7 +123,8 @@ export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Ar
   const ids: number[] = [];
   const unknown: Array<number | string> = [];
   for (const ref of refs) {
-    const id = /^\d+$/.test(String(ref)) ? (byId.has(Number(ref)) ? Number(ref) : undefined) : bySlug.get(String(ref));
+    const asNumber = asId(ref);
+    const id = /^\d+$/.test(String(ref)) ? (asNumber !== undefined && byId.has(asNumber) ? asNumber : undefined) : bySlug.get(String(ref));
     if (id === undefined) unknown.push(ref);
     else if (!ids.includes(id)) ids.push(id);
   }
@@ -129,12 +139,9 @@ export async function findTermByName(db: Executor, taxonomy: Taxonomy, name: str
   return row && { id: toNumber(row.id) };
 }
 
-/** Every slug of the taxonomy that is `base` or starts with `base-` (for making a slug unique). */
-export async function slugsLike(db: Executor, taxonomy: Taxonomy, base: string): Promise<string[]> {
-  const rows: Array<{ slug: string }> = await db('terms').where('taxonomy', taxonomy)
-    .andWhere((q) => { q.where('slug', base).orWhereRaw(`slug like ? escape '\\'`, [`${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`]); })
-    .select('slug');
-  return rows.map((r) => r.slug);
+/** `base`, or `base-2`, `base-3`… whichever is free in the taxonomy. */
+export function freeTermSlug(db: Executor, taxonomy: Taxonomy, base: string): Promise<string> {
+  return freeSlugIn(() => db('terms').where('taxonomy', taxonomy), base);
 }
 
 export async function parentOf(db: Executor, taxonomy: Taxonomy, id: number): Promise<number | undefined> {
@@ -176,7 +183,7 @@ export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map
   const rows: Array<TermRow & { post_id: number }> = await db('term_relationships as r')
     .join('terms as t', 't.id', 'r.term_id')
     .whereIn('r.post_id', postIds)
-    .select('r.post_id', 't.*', publishedEvents(db, 't.id').count('*').as('count'))
+    .select('r.post_id', 't.*')
     .orderByRaw('lower(t.name), t.id');
   for (const row of rows) {
     const postId = toNumber(row.post_id);

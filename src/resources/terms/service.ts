@@ -10,7 +10,7 @@ import { ApiError, invalidParam } from '../../http/errors';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { isTrue } from '../../http/params';
-import { firstFreeSlug, makeSlug } from '../../domain/slugs';
+import { makeSlug } from '../../domain/slugs';
 import * as repo from './repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
@@ -126,8 +126,8 @@ export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo,
   return repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
 }
 
-async function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {
-  return firstFreeSlug(base, await repo.slugsLike(trx, info.taxonomy, base));
+function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {
+  return repo.freeTermSlug(trx, info.taxonomy, base);
 }
 
 /**
