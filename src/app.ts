@@ -18,7 +18,8 @@ import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
 import { conditionalReads } from './http/caching';
-import { assertNoNul, requestGuard } from './http/guard';
+import { assertClean, requestGuard } from './http/guard';
+import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 
@@ -49,11 +50,11 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
 
   app.use(namespace, corsFor(config), contentLanguage);
   app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
-  app.use(namespace, conditionalReads, authenticate, requestGuard(spec));
+  app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
   }
-  app.use(namespace, headAsGet.before);
+  app.use(namespace, requestGuard(spec), headAsGet.before);
   app.use(OpenApiValidator.middleware({
     apiSpec: withServer(context, namespace),
     validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
@@ -111,8 +112,13 @@ function bindOperation(op: Operation): RequestHandler {
   const declared = op.body && Object.keys(op.body.properties);
   return (req, res, next) => {
     res.locals.operation = op;
-    assertNoNul(req.params);
-    for (const name of integers) (req.params as Record<string, unknown>)[name] = Number(req.params[name]);
+    assertClean(op, req);
+    for (const name of integers) {
+      const id = Number(req.params[name]);
+      // an id no 32-bit column holds matches no route, like `\d+` overflowing in WordPress
+      if (!Number.isInteger(id) || id > MAX_ID) throw new ApiError(404, 'rest_no_route', 'no_route');
+      (req.params as Record<string, unknown>)[name] = id;
+    }
     if (declared && req.body && typeof req.body === 'object' && !Array.isArray(req.body)) {
       req.body = Object.fromEntries(declared.filter((name) => name in req.body).map((name) => [name, req.body[name]]));
     }

@@ -48,15 +48,40 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Runs `work` in a transaction, again (up to `attempts` times) when it loses a race on a unique constraint:
- * the next attempt sees the winner's row and answers accordingly (e.g. `term_exists` or a `-2` slug).
+ * Failures a fresh attempt resolves: a foreign-key violation (a linked record went away meanwhile; re-reading
+ * answers it properly), a deadlock or a serialisation failure (PostgreSQL picked this transaction to abort).
+ */
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '40P01' || code === '40001';
+}
+
+/**
+ * Serialises, until the transaction ends, the writers that name the same `key` (say, creating a term of a given
+ * name) across every node on PostgreSQL. SQLite has a single writer already.
+ */
+export async function lockFor(trx: Knex.Transaction, key: string): Promise<void> {
+  if (isPostgres(trx)) await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+}
+
+/**
+ * Locks rows for the rest of the transaction on PostgreSQL, in id order. `FOR NO KEY UPDATE` does not conflict with
+ * the key-share locks foreign-key checks take, so writers linking the same rows do not deadlock.
+ */
+export async function lockRows(trx: Knex.Transaction, table: string, ids: number[]): Promise<void> {
+  if (isPostgres(trx) && ids.length) await trx(table).whereIn('id', ids).orderBy('id').forNoKeyUpdate().select('id');
+}
+
+/**
+ * Runs `work` in a transaction, again (up to `attempts` times) when it loses a race on a unique or foreign-key
+ * constraint: the next attempt sees the winner's row, or the missing one, and answers accordingly.
  */
 export async function transactionWithRetry<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(work);
     } catch (err) {
-      if (attempt >= attempts || !isUniqueViolation(err)) throw err;
+      if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err))) throw err;
     }
   }
 }

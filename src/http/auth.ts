@@ -51,16 +51,17 @@ function parseBasic(header: string | undefined): { login: string; password: stri
 async function verify(req: Request, login: string, password: string): Promise<UserRow> {
   const { db, throttle } = context(req);
   const key = createHmac('sha256', cacheSecret).update(login).update('\0').update(password).digest('base64');
+  // the throttle first, even for a remembered credential: another node may have counted failures meanwhile
+  const address = req.ip ?? 'unknown';
+  const wait = await throttle.blockedFor(login, address);
+  if (wait > 0) throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
+
   const cached = verified.get(key);
   if (cached && cached.expires > Date.now()) {
     const user = await findUserById(db, cached.userId);
     if (user && user.password_hash === cached.passwordHash && user.login === login) return user;
   }
   verified.delete(key);
-
-  const address = req.ip ?? 'unknown';
-  const wait = await throttle.blockedFor(login, address);
-  if (wait > 0) throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
 
   // a login with a NUL character cannot exist (and PostgreSQL text cannot hold one): check it like an unknown one
   const user = login.includes('\u0000') ? undefined : await findUserByLogin(db, login);

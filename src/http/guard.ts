@@ -1,39 +1,56 @@
 /**
- * Checks no schema can express, before validation: NUL characters (PostgreSQL text cannot hold them) anywhere in
- * the query or body, and query parameters sent in object form (`a[b]=1`), which the validator cannot handle. Both
- * are 400 `rest_invalid_param` naming the parameter.
+ * Checks no schema can express, on the parameters the spec declares (undeclared ones are ignored, as everywhere):
+ * query parameters sent in object form (`a[b]=1`), which the validator cannot handle (before validation), and NUL
+ * characters (PostgreSQL text cannot hold them) or nesting deeper than any field needs (per operation, after it).
+ * Each is 400 `rest_invalid_param` naming the parameter.
  */
 import type { RequestHandler } from 'express';
 import { invalidParams, type ParamProblem } from './errors';
-import type { LoadedSpec } from './spec';
+import type { LoadedSpec, Operation } from './spec';
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([key, v]) => key.includes('\u0000') || hasNul(v));
-  return false;
+const MAX_DEPTH = 32;
+
+/** The problem of a value, if any: a NUL somewhere in it, or nesting past MAX_DEPTH. */
+function problemOf(value: unknown, depth = 0): ParamProblem | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? ['param_nul'] : undefined;
+  if (!value || typeof value !== 'object') return undefined;
+  if (depth >= MAX_DEPTH) return ['invalid_param'];
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return ['param_nul'];
+    const problem = problemOf(item, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 export function requestGuard(spec: LoadedSpec): RequestHandler {
-  const declaredQuery = new Set(spec.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name)));
+  const queryNames = new Set(spec.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name)));
   return (req, _res, next) => {
     const problems: Record<string, ParamProblem> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
-      if (hasNul(value) || hasNul(name)) problems[name] = ['param_nul'];
-      else if (declaredQuery.has(name) && value !== null && typeof value === 'object' && !Array.isArray(value)) problems[name] = ['invalid_param'];
-    }
-    if (req.body && typeof req.body === 'object') {
-      for (const [name, value] of Object.entries(req.body as Record<string, unknown>)) {
-        if (hasNul(value) || hasNul(name)) problems[name] = ['param_nul'];
-      }
+      if (!queryNames.has(name)) continue;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) problems[name] = ['invalid_param'];
     }
     if (Object.keys(problems).length) throw invalidParams(problems);
     next();
   };
 }
 
-/** Path parameters, once the route has decoded them. */
-export function assertNoNul(params: Record<string, unknown>): void {
-  const bad = Object.keys(params).filter((name) => hasNul(params[name]));
-  if (bad.length) throw invalidParams(Object.fromEntries(bad.map((name) => [name, ['param_nul'] as ParamProblem])));
+/** The same for the parameters one operation declares (path, query, body), once its route has decoded them. */
+export function assertClean(op: Operation, values: { params: object; query: object; body: unknown }): void {
+  const problems: Record<string, ParamProblem> = {};
+  const check = (name: string, value: unknown) => {
+    const problem = problemOf(value);
+    if (problem) problems[name] = problem;
+  };
+  for (const p of op.parameters) {
+    const source = p.in === 'path' ? values.params : p.in === 'query' ? values.query : undefined;
+    if (source && p.name in source) check(p.name, (source as Record<string, unknown>)[p.name]);
+  }
+  if (values.body && typeof values.body === 'object') {
+    for (const name of Object.keys(op.body?.properties ?? {})) {
+      if (name in values.body) check(name, (values.body as Record<string, unknown>)[name]);
+    }
+  }
+  if (Object.keys(problems).length) throw invalidParams(problems);
 }

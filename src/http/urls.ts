@@ -2,13 +2,14 @@
 import type { Request } from 'express';
 
 /** What URL building reads of a request (any typed request will do). */
-export type RequestLike = Pick<Request, 'protocol' | 'get' | 'app' | 'originalUrl' | 'res'> & { query: object };
+export type RequestLike = Pick<Request, 'protocol' | 'host' | 'get' | 'app' | 'originalUrl' | 'res'> & { query: object };
 import { NAMESPACE } from '../config';
 import { context } from './context';
 
 /** `{base_url}`: scheme, host and BASE_PATH as the caller reached us. */
 export function baseUrl(req: RequestLike): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${context(req).config.basePath}`;
+  // `req.host` honours X-Forwarded-Host when TRUST_PROXY is on
+  return `${req.protocol}://${req.host ?? 'localhost'}${context(req).config.basePath}`;
 }
 
 /** `{base_url}/calendar/events/v1`, no trailing slash. */

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../../generated/schema';
 import type { Config, Language } from '../../config';
 import type { Db, Executor } from '../../db/knex';
-import { transactionWithRetry, utcNow } from '../../db/dialect';
+import { lockFor, transactionWithRetry, utcNow } from '../../db/dialect';
 import { endOfDay, formatLocal, formatUtc, fromLocal, normaliseTimezone, parseDateInput, startOfDay } from '../../domain/dates';
 import { parseCost } from '../../domain/cost';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
@@ -63,6 +63,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
   return transactionWithRetry(db, async (trx) => {
     const now = utcNow();
     const write = await prepare(trx, config, caller, body, undefined, language);
+    await lockFor(trx, `event-slug:${write.slugBase ?? 'event'}`); // concurrent events of one title: one at a time
     const slug = await posts.freeSlug(trx, 'event', write.slugBase ?? 'event');
     const id = await posts.insertPost(trx, {
       type: 'event', language, title: '', content: '', excerpt: '', password: '', author_id: caller.id,
@@ -81,6 +82,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
   await transactionWithRetry(db, async (trx) => {
     const termsBefore = await termIdsOfPosts(trx, [row.id]);
     const write = await prepare(trx, config, caller, body, row, language);
+    if (write.slugBase !== undefined) await lockFor(trx, `event-slug:${write.slugBase}`);
     const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
     // text in another language than the event's own is stored as its translation
     const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
@@ -271,7 +273,7 @@ async function linkedIds(inline: Inline, kind: LinkedKind, inputs: unknown[]): P
     else if (isInlineRecord(input, kind)) ids.push(await createInline(inline, kind, input));
     else throw invalidParam(kind.type, `${kind.type}_invalid`);
   }
-  const existing = await posts.existingIds(inline.trx, kind.type, ids);
+  const existing = await posts.existingIds(inline.trx, kind.type, ids, { live: true }); // trashed ones cannot be linked
   if (ids.some((id) => !existing.has(id))) throw invalidParam(kind.type, `${kind.type}_invalid`);
   return ids;
 }

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Config, Language } from '../../config';
 import type { Db, Executor } from '../../db/knex';
-import { transactionWithRetry, utcNow } from '../../db/dialect';
+import { lockFor, transactionWithRetry, utcNow } from '../../db/dialect';
 import { formatUtc, parseDateInput } from '../../domain/dates';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
@@ -55,6 +55,7 @@ export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind,
 export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
   const name = nameOf(kind, body[kind.type]);
   const description = body.description === undefined ? undefined : cleanText(kind, String(body.description), true);
+  await lockFor(trx, `${kind.type}:${name.toLowerCase()}`); // the duplicate check and the insert, one writer per name
   const duplicate = await repo.findDuplicate(trx, kind, name, description);
   if (duplicate !== undefined) {
     await writeFields(trx, config, kind, caller, body, language, (await kind.load(trx, [duplicate])).get(duplicate));

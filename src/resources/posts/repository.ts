@@ -1,6 +1,6 @@
 /** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
 import type { Executor } from '../../db/knex';
-import { toNumber } from '../../db/dialect';
+import { isPostgres, toNumber } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 
 export type PostType = 'event' | 'venue' | 'organizer';
@@ -31,10 +31,18 @@ export async function findPostBySlug(db: Executor, type: PostType, slug: string)
   return row && normalisePost(row);
 }
 
-/** The ids among `ids` that are posts of `type`. */
-export async function existingIds(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
+/**
+ * The ids among `ids` that are posts of `type`. With `live`, only those not in the trash, and (inside a PostgreSQL
+ * transaction) share-locked until it ends, so that a concurrent trash waits for the link, or the link sees the trash.
+ */
+export async function existingIds(db: Executor, type: PostType, ids: number[], { live = false } = {}): Promise<Set<number>> {
   if (!ids.length) return new Set();
-  const rows: Array<{ id: number }> = await db('posts').where({ type }).whereIn('id', ids).select('id');
+  const query = db('posts').where({ type }).whereIn('id', ids).select('id');
+  if (live) {
+    query.whereNot('status', 'trash');
+    if (isPostgres(db) && 'isTransaction' in db && db.isTransaction) query.forShare();
+  }
+  const rows: Array<{ id: number }> = await query;
   return new Set(rows.map((r) => toNumber(r.id)));
 }
 

@@ -1,7 +1,7 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toNumber, whereContains, whereExpressionContains } from '../../db/dialect';
+import { lockRows, toNumber, whereContains, whereExpressionContains } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
 import { translatedColumn } from '../translations';
@@ -45,8 +45,10 @@ function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
  * Event writes call it for every term they touch, in their transaction.
  */
 export async function refreshCounts(db: Executor, termIds: number[]): Promise<void> {
-  const ids = [...new Set(termIds)];
+  const ids = [...new Set(termIds)].sort((a, b) => a - b);
   if (!ids.length) return;
+  // concurrent writers recount one after the other, each statement seeing the links the previous one committed
+  if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
   await db('terms').whereIn('id', ids).update({
     count: db('term_relationships as tr').join('events as e', 'e.post_id', 'tr.post_id')
       .whereRaw('tr.term_id = terms.id').andWhere('e.status', 'publish').count('*'),

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { components, operations } from '../../../generated/schema';
 import type { Db, Executor } from '../../db/knex';
-import { transactionWithRetry } from '../../db/dialect';
+import { lockFor, transactionWithRetry } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../http/errors';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
@@ -62,6 +62,7 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promis
 export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, language: string): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const name = requiredName(body.name ?? '');
+    await lockFor(trx, `terms:${info.taxonomy}`); // the name check and the insert, one writer at a time
     const parent = await checkedParent(trx, info, body.parent, undefined);
     const duplicate = await repo.findTermByName(trx, info.taxonomy, name, info.hierarchical ? (parent ?? 0) : undefined);
     const askedSlug = body.slug === undefined ? undefined : slugFrom(body.slug);
@@ -122,6 +123,9 @@ function slugFrom(text: string): string {
 
 /** A new top-level term named `name` (events create terms by name, tec-compat §4.4). */
 export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, name: string, language: string): Promise<number> {
+  await lockFor(trx, `terms:${info.taxonomy}`);
+  const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
+  if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
   return repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
 }
