@@ -2,35 +2,8 @@
  * The service as operators run it, on every engine: the server process (migrations at start-up, bootstrap
  * administrator, graceful SIGTERM) and the user CLI.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-
-const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-
-function cli(url: string, ...args: string[]) {
-  const run = spawnSync(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
-  return { status: run.status, lines: run.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)), stderr: run.stderr };
-}
-
-async function startServer(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(TSX, ['src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the server did not become ready');
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+import { cli, exited, startServer } from './support';
 
 describe.each(ENGINES)('operating on %s', (engine) => {
   let database: { url: string; drop(): Promise<void> };
