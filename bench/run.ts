@@ -36,6 +36,8 @@ interface Scenario {
   auth?: boolean;
   /** Sent to the bare Express app instead of the service. */
   bare?: boolean;
+  /** Sends the path's current ETag in `If-None-Match`: measures the 304 path. */
+  conditional?: boolean;
 }
 
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
@@ -48,10 +50,10 @@ const SCENARIOS: Scenario[] = [
   { name: 'list categories+search', path: (f) => `${NS}/events?categories=${f.categoryId}&search=${f.searchWord}` },
   { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
   { name: 'categories', path: () => `${NS}/categories` },
-  // issue 4, once venues and the geolocation filter land:
-  // { name: 'venues', path: () => `${NS}/venues` },
-  // { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
-  // { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
+  { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
+  { name: 'venues', path: () => `${NS}/venues` },
+  { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
+  { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
   { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`, // unique titles: the write path, not slug races
     body: () => ({ title: `Bench event ${++serial}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' }) },
 ];
@@ -193,6 +195,10 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture): Prom
   const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
   if (scenario.auth) headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
   const load = os.loadavg()[0];
+  if (scenario.conditional) {
+    const etag = (await fetch(`http://127.0.0.1:${port}${scenario.path(fixture)}`)).headers.get('etag');
+    if (etag) headers['if-none-match'] = etag;
+  }
   await probe(port, scenario, fixture, headers); // the first call compiles validators, fills caches, checks the password
   const alone = await probe(port, scenario, fixture, headers);
   const run = autocannon({
