@@ -11,10 +11,10 @@ import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/da
 import { ApiError, invalidParam } from '../../http/errors';
 import { isTrue, isTruthyText } from '../../http/params';
 import { can, type Caller } from '../../users/roles';
-import { existingIds } from '../posts/repository';
+import { eventExists, existingIds } from '../posts/repository';
 import { roundCoordinate } from '../../domain/geo';
 import { listStatuses, whereReadable } from '../posts/rules';
-import { eventExists, resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
+import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
 import type { EventFilters } from './repository';
 
 export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;

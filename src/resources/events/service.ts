@@ -80,7 +80,9 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
 export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   await transactionWithRetry(db, async (trx) => {
-    const termsBefore = await termIdsOfPosts(trx, [row.id]);
+    // term counts change only with the event's terms or its status (status, date)
+    const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some((key) => body[key as keyof EventWrite] !== undefined);
+    const termsBefore = countsMayChange ? await termIdsOfPosts(trx, [row.id]) : [];
     const write = await prepare(trx, config, caller, body, row, language);
     if (write.slugBase !== undefined) await lockFor(trx, `event-slug:${write.slugBase}`);
     const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
@@ -89,7 +91,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
-    await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+    if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
   });
 }
 

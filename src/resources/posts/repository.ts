@@ -66,3 +66,8 @@ export async function freeSlug(db: Executor, type: PostType, base: string, self?
     return self === undefined ? query : query.andWhereNot('id', self);
   }, base);
 }
+
+/** Whether `id` is an event (list filters that name an event: `post`, `event`, `post_parent`). */
+export async function eventExists(db: Executor, id: number): Promise<boolean> {
+  return Boolean(await db('posts').where({ id, type: 'event' }).first('id'));
+}

@@ -174,9 +174,6 @@ export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<Te
   await db('terms').where({ taxonomy, id: term.id }).delete();
 }
 
-export async function eventExists(db: Executor, id: number): Promise<boolean> {
-  return Boolean(await db('posts').where({ id, type: 'event' }).first('id'));
-}
 
 /** The categories and tags of each post, with their counts, in one query (embedded in events, ordered by name). */
 export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map<number, TermRow[]>> {

@@ -12,6 +12,7 @@ import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { isTrue } from '../../http/params';
 import { makeSlug } from '../../domain/slugs';
 import * as repo from './repository';
+import { eventExists } from '../posts/repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
@@ -43,7 +44,7 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promis
     return ids;
   };
   const post = query.event ?? query.post;
-  if (post !== undefined && !(await repo.eventExists(db, post))) throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
+  if (post !== undefined && !(await eventExists(db, post))) throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
   const parent = info.hierarchical ? query.parent : undefined; // tags declare no parent filter
   if (parent !== undefined && !(await repo.findTerm(db, info.taxonomy, parent))) throw invalidParam('parent', 'term_parent_invalid');
   return {
