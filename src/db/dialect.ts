@@ -1,6 +1,7 @@
 /** The few places where SQLite and PostgreSQL differ, in one module (STYLE.md C5). */
 import type { Knex } from 'knex';
 import type { Executor } from './knex';
+import { now } from '../domain/clock';
 
 export function isPostgres(db: Executor): boolean {
   return db.client.config.client === 'pg';
@@ -36,9 +37,9 @@ export function whereExpressionContains(query: Knex.QueryBuilder, expression: st
   return query.whereRaw(`lower(${expression}) like ? escape '\\'`, [likeContains(text)]);
 }
 
-/** Current instant as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
+/** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
-  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+  return now().toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** A unique-constraint violation (SQLite or PostgreSQL): the caller may retry after re-reading. */

@@ -4,6 +4,7 @@
  */
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { strtotime } from 'locutus/php/datetime/strtotime';
+import { now as clockNow } from './clock';
 
 /** 'YYYY-MM-DD HH:MM:SS' */
 export type WallClock = string;
@@ -133,7 +134,7 @@ function strtotimeInUtc(text: string, nowSeconds: number): { seconds: number; ab
  * not one) and relative to `now`; Unix timestamps and texts with their own offset are absolute. Undefined when
  * unreadable.
  */
-export function parseDateInput(input: string | number, zone: string, now: Date = new Date()): DateTime | undefined {
+export function parseDateInput(input: string | number, zone: string, now: Date = clockNow()): DateTime | undefined {
   const z = zoneOf(zone);
   const text = String(input).trim();
   if (typeof input === 'number' || /^-?\d+$/.test(text)) {

@@ -20,7 +20,7 @@ import { REDACTED_PATHS } from '../../src/logger';
 import { loadSpec, type LoadedSpec, type Operation } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';
 import { can, type Role } from '../../src/users/roles';
-import { NS, startService, type TestService } from '../support/app';
+import { NS, startService, TEST_NOW, type TestService } from '../support/app';
 import type { Engine } from '../support/engines';
 import { Joined, Long, Many, Raw, Ref, type Body, type FuzzRequest, type GeneratorContext, type Json, type Piece } from './generators';
 
@@ -118,7 +118,7 @@ export class FuzzHarness {
 
   /** A few records of every kind through the API: a category with a child, a tag, a venue, an organizer, events. */
   async seed(): Promise<void> {
-    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(TEST_NOW) + 86_400_000).toISOString().slice(0, 10);
     const when = { start_date: `${tomorrow} 10:00:00`, end_date: `${tomorrow} 12:00:00` };
     const music = await this.create('/categories', { name: 'Fuzz Music', description: '<p>Loud</p>' });
     const jazz = await this.create('/categories', { name: 'Fuzz Jazz', parent: music.id });

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import request from 'supertest';
 import { ENGINES } from '../support/engines';
-import { http as client, NS, startService, type TestService } from '../support/app';
+import { http as client, NS, startService, TEST_NOW, type TestService } from '../support/app';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 const ids = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
@@ -261,7 +261,7 @@ describe.each(ENGINES)('fuzz regressions on %s', (engine) => {
 
   describe('geolocation near tiny coordinates (was 500 on PostgreSQL: value out of range: underflow)', () => {
     it.each([['0', '0'], ['1e-323', '0']])('GET /events?geoloc_lat=%s&geoloc_lng=%s finds the event of a venue at (1e-200, 1e-200)', async (lat, lng) => {
-      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.parse(TEST_NOW) + 86_400_000).toISOString().slice(0, 10);
       const venue = (await client(service).post(`${NS}/venues`).auth(...admin()).send({ venue: `Null Island ${lat}`, geo_lat: 1e-200, geo_lng: 1e-200 })).body;
       const event = (await client(service).post(`${NS}/events`).auth(...admin())
         .send({ title: `Near zero ${lat}`, start_date: `${tomorrow} 10:00:00`, end_date: `${tomorrow} 11:00:00`, venue: venue.id })).body;

@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';
-import { http, NS, startService, type TestService } from '../support/app';
+import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { insertOrganizer, insertVenue } from '../support/fixtures';
 import type { Role } from '../../src/users/roles';
 
@@ -13,7 +13,7 @@ const fmt = (d: DateTime) => d.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
 describe.each(ENGINES)('event lists on %s', (engine) => {
   let service: TestService;
   const base = `${NS}/events`;
-  const now = DateTime.utc().startOf('hour');
+  const now = DateTime.fromISO(TEST_NOW, { zone: 'utc' }); // the service's clock starts here: noon, far from day edges
   const ids: Record<string, number> = {};
 
   const create = async (key: string, fields: Record<string, unknown>, role: Role = 'administrator') => {

@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';
-import { http, NS, startService, type TestService } from '../support/app';
+import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { insertOrganizer, insertVenue } from '../support/fixtures';
 import type { Role } from '../../src/users/roles';
 
@@ -81,7 +81,7 @@ describe.each(ENGINES)('events on %s', (engine) => {
 
     it('reads relative phrases in the event zone and Unix timestamps as instants', async () => {
       const e = await created({ timezone: 'Europe/Amsterdam', start_date: 'tomorrow 9am', end_date: '+2 days 11am' });
-      const tomorrow = DateTime.now().setZone('Europe/Amsterdam').plus({ days: 1 }).toFormat('yyyy-MM-dd');
+      const tomorrow = DateTime.fromISO(TEST_NOW).setZone('Europe/Amsterdam').plus({ days: 1 }).toFormat('yyyy-MM-dd');
       expect(e.start_date).toBe(`${tomorrow} 09:00:00`);
       const stamp = await created({ timezone: 'America/New_York', start_date: 1924941600, end_date: '1924945200' });
       expect(stamp.utc_start_date).toBe('2030-12-31 10:00:00');

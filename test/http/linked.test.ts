@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';
-import { http, NS, startService, type TestService } from '../support/app';
+import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import type { Role } from '../../src/users/roles';
 
 const KINDS = [
@@ -220,7 +220,7 @@ describe.each(ENGINES)('venues and organizers on %s', (engine) => {
         const link = (id: number) => (kind === 'venue' ? { venue: id } : { organizer: [id] });
         const past = (await http(service).post(`${NS}/events`).auth(...service.as('editor'))
           .send({ title: 'Past', start_date: '2020-01-01 10:00', end_date: '2020-01-01 11:00', ...link(linked.id) })).body;
-        const future = DateTime.utc().plus({ days: 10 }).toFormat('yyyy-MM-dd HH:mm:ss');
+        const future = DateTime.fromISO(TEST_NOW, { zone: 'utc' }).plus({ days: 10 }).toFormat('yyyy-MM-dd HH:mm:ss');
         await http(service).post(`${NS}/events`).auth(...service.as('editor'))
           .send({ title: 'Draft future', start_date: future, end_date: future, status: 'draft', ...link(upcoming.id) }).expect(201);
         const ids = async (query: object, role?: Role) => {

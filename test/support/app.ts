@@ -10,9 +10,15 @@ import { loadSpec } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';
 import { createUser } from '../../src/users/repository';
 import { ROLES, type Role } from '../../src/users/roles';
+import { clockStartingAt, setClock } from '../../src/domain/clock';
 import { freshDatabase, type Engine, type TestDatabase } from './engines';
 
 export const NS = '/calendar/events/v1';
+/**
+ * The instant every test service starts at (its clock then runs at the real pace): tests build their fixtures
+ * from it, never from the wall clock, so they pass at any hour, on any date, in any process time zone.
+ */
+export const TEST_NOW = '2027-06-15T12:00:00Z';
 const PASSWORD = 'correct horse battery staple';
 
 export interface TestService {
@@ -28,6 +34,7 @@ export interface TestService {
 }
 
 export async function startService(engine: Engine, env: Record<string, string> = {}, logger = createLogger('silent')): Promise<TestService> {
+  setClock(clockStartingAt(TEST_NOW));
   const database = await freshDatabase(engine);
   await migrate(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };

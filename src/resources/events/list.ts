@@ -7,6 +7,7 @@ import type { DateTime } from 'luxon';
 import type { operations } from '../../../generated/schema';
 import type { Config } from '../../config';
 import type { Executor } from '../../db/knex';
+import { now as clockNow } from '../../domain/clock';
 import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/dates';
 import { ApiError, invalidParam } from '../../http/errors';
 import { isTrue, isTruthyText } from '../../http/params';
@@ -22,7 +23,7 @@ export type EventListQuery = NonNullable<operations['listEvents']['parameters'][
 const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
 type DateParam = 'start_date' | 'end_date' | (typeof RELATIVE)[number];
 
-export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = new Date()): Promise<EventFilters> {
+export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = clockNow()): Promise<EventFilters> {
   if (q.ticketed !== undefined && isTrue(q.ticketed)) {
     throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
   }
