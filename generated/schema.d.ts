@@ -1937,10 +1937,12 @@ export interface components {
         /** @description `true` lists only featured events, `false` only the others. */
         event_featured: components["schemas"]["Flag"];
         /**
-         * @description Post status filter, one status or a comma-separated list. Callers who cannot edit the resource may only ask for
-         *     `publish`; editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`.
+         * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+         *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+         *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+         *     items they may read.
          */
-        status_filter: string;
+        status_filter: string[];
         /** @description `true` lists only events whose venue has coordinates (`geo_lat`, `geo_lng`); `false` only events without such a venue. Built in (the plugin needs a paid add-on). */
         event_geoloc: components["schemas"]["Flag"];
         /** @description Latitude of the centre of the search area, in decimal degrees. Needs `geoloc_lng`; together they list only events whose venue lies within `geoloc_radius` km. One without the other is `400 rest_invalid_param`. */
@@ -2232,8 +2234,10 @@ export interface operations {
                 /** @description `true` lists only featured events, `false` only the others. */
                 featured?: components["parameters"]["event_featured"];
                 /**
-                 * @description Post status filter, one status or a comma-separated list. Callers who cannot edit the resource may only ask for
-                 *     `publish`; editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`.
+                 * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+                 *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+                 *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+                 *     items they may read.
                  */
                 status?: components["parameters"]["status_filter"];
                 /** @description `true` lists only events whose venue has coordinates (`geo_lat`, `geo_lng`); `false` only events without such a venue. Built in (the plugin needs a paid add-on). */
@@ -2566,8 +2570,10 @@ export interface operations {
                 /** @description Truthy: only records linked to an event starting now or later that the caller may read. Falsy: no filter. */
                 only_with_upcoming?: components["parameters"]["linked_only_with_upcoming"];
                 /**
-                 * @description Post status filter, one status or a comma-separated list. Callers who cannot edit the resource may only ask for
-                 *     `publish`; editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`.
+                 * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+                 *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+                 *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+                 *     items they may read.
                  */
                 status?: components["parameters"]["status_filter"];
             };
@@ -2875,8 +2881,10 @@ export interface operations {
                 /** @description Truthy: only records linked to an event starting now or later that the caller may read. Falsy: no filter. */
                 only_with_upcoming?: components["parameters"]["linked_only_with_upcoming"];
                 /**
-                 * @description Post status filter, one status or a comma-separated list. Callers who cannot edit the resource may only ask for
-                 *     `publish`; editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`.
+                 * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+                 *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+                 *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+                 *     items they may read.
                  */
                 status?: components["parameters"]["status_filter"];
             };

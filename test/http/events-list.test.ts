@@ -158,6 +158,30 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     }
   });
 
+  it('takes several statuses as a list, as repeated keys or as bracketed keys, each filtered by permission', async () => {
+    const raw = async (query: string, role: Role) => {
+      const res = await http(service).get(`${base}?per_page=50&${query}`).auth(...service.as(role));
+      expect([query, res.status]).toEqual([query, 200]);
+      return res.body.events.map((e: { title: string }) => e.title);
+    };
+    const both = [...DEFAULT_WINDOW, 'editor draft', 'contributor draft'].sort();
+    for (const query of ['status=publish,draft', 'status[]=publish&status[]=draft', 'status=publish&status=draft',
+      'status%5B%5D=publish&status%5B%5D=draft', 'status[]=publish,draft']) {
+      expect((await raw(query, 'editor')).sort()).toEqual(both);
+    }
+    // a contributor may ask for drafts, and sees only its own
+    const contributor = await raw('status[]=draft&status[]=publish', 'contributor');
+    expect(contributor).toContain('contributor draft');
+    expect(contributor).not.toContain('editor draft');
+    expect(await raw('status[]=publish', 'subscriber')).toEqual(DEFAULT_WINDOW);
+    for (const query of ['status[]=publish&status[]=draft', 'status[]=publish&status[]=publish']) {
+      const res = await http(service).get(`${base}?${query}`).auth(...service.as('subscriber'));
+      expect([query, res.status, Object.keys(res.body.data.params)]).toEqual([query, 400, ['status']]);
+    }
+    const unknown = await http(service).get(`${base}?status[]=publish&status[]=foo`).auth(...service.as('editor'));
+    expect([unknown.status, Object.keys(unknown.body.data.params)]).toEqual([400, ['status']]);
+  });
+
   it('blanks password-protected events unless the password is sent', async () => {
     const blanked = (await list({ include: ids.protected })).body.events[0];
     expect(blanked).toMatchObject({

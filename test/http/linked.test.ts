@@ -64,16 +64,37 @@ describe.each(ENGINES)('venues and organizers on %s', (engine) => {
         expect(res.body.phone).toBe('123');
       });
 
-      it('reuses a record with the same name (and description when sent), writing the sent fields onto it', async () => {
+      it('reuses a record with the same name and the same sent duplicate fields, writing the sent fields onto it', async () => {
         const name = unique('Duplicate');
-        const first = await created({ [kind]: name, description: 'Same' });
-        const again = await create({ [kind]: name.toUpperCase(), phone: '555' });
+        const first = await created({ [kind]: name, ...full });
+        const same = { ...full, description: full.description.toUpperCase(), phone: full.phone };
+        const again = await create({ [kind]: name.toUpperCase(), ...same, ...(kind === 'venue' ? { country: 'Belgium' } : {}) });
         expect(again.status).toBe(201);
-        expect(again.body).toMatchObject({ id: first.id, phone: '555' });
-        const sameDescription = await create({ [kind]: name, description: 'Same' });
-        expect(sameDescription.body.id).toBe(first.id);
-        const otherDescription = await create({ [kind]: name, description: 'Different' });
-        expect(otherDescription.body.id).not.toBe(first.id);
+        expect(again.body.id).toBe(first.id);
+        if (kind === 'venue') expect(again.body.country).toBe('Belgium'); // not compared: written onto the record
+        expect((await create({ [kind]: name, description: full.description })).body.id).toBe(first.id);
+        expect((await create({ [kind]: name, phone: full.phone })).body.id).toBe(first.id);
+        expect((await create({ [kind]: name })).body.id).toBe(first.id);
+        for (const differs of [{ description: 'Different' }, { phone: '+1 555 0100' }, { ...full, phone: '+1 555 0101' }]) {
+          const res = await create({ [kind]: name, ...differs });
+          expect([differs, res.status]).toEqual([differs, 201]);
+          expect(res.body.id).not.toBe(first.id);
+        }
+      });
+
+      it('reuses a duplicate sent inline with an event, fields compared the same way', async () => {
+        const name = unique('Inline duplicate');
+        const first = await created({ [kind]: name, description: 'Hall', phone: '123' });
+        const event = async (record: object) => {
+          const res = await http(service).post(`${NS}/events`).auth(...service.as('administrator')).send({
+            title: `With ${name}`, start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00',
+            [kind]: kind === 'venue' ? record : [record],
+          });
+          expect(res.status).toBe(201);
+          return kind === 'venue' ? res.body.venue.id : res.body.organizer[0].id;
+        };
+        expect(await event({ [kind]: name.toLowerCase(), description: 'hall', phone: '123' })).toBe(first.id);
+        expect(await event({ [kind]: name, description: 'Hall', phone: '456' })).not.toBe(first.id);
       });
 
       it.each([
@@ -281,6 +302,45 @@ describe.each(ENGINES)('venues and organizers on %s', (engine) => {
       }
       const cleared = await http(service).patch(`${base}/${venue.id}`).auth(...service.as('editor')).send({ geo_lat: '', geo_lng: '' });
       expect(cleared.body.geo_lat).toBeUndefined();
+    });
+
+    it('derives stateprovince from the state, else the province, when it is not sent', async () => {
+      const post = async (fields: object) => {
+        const res = await http(service).post(base).auth(...service.as('editor')).send({ venue: `Region ${JSON.stringify(fields)}`, ...fields });
+        expect(res.status).toBe(201);
+        return res.body;
+      };
+      expect(await post({ state: 'CA' })).toMatchObject({ state: 'CA', stateprovince: 'CA' });
+      expect(await post({ province: 'Ontario' })).toMatchObject({ province: 'Ontario', stateprovince: 'Ontario' });
+      expect(await post({ state: 'CA', province: 'Ontario' })).toMatchObject({ stateprovince: 'CA' });
+      expect(await post({ state: 'CA', stateprovince: 'California' })).toMatchObject({ stateprovince: 'California' });
+      expect((await post({ city: 'Nowhere' })).stateprovince).toBeUndefined();
+      const venue = await post({ province: 'Quebec' });
+      const patched = await http(service).patch(`${base}/${venue.id}`).auth(...service.as('editor')).send({ state: 'QC' });
+      expect(patched.body).toMatchObject({ province: 'Quebec', state: 'QC', stateprovince: 'QC' });
+      const inline = await http(service).post(`${NS}/events`).auth(...service.as('editor')).send({
+        title: 'Regional', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00', venue: { venue: 'Inline region', province: 'Bavaria' },
+      });
+      expect(inline.body.venue).toMatchObject({ province: 'Bavaria', stateprovince: 'Bavaria' });
+      const read = await http(service).get(`${base}/${inline.body.venue.id}`);
+      expect(read.body.stateprovince).toBe('Bavaria');
+    });
+
+    it('lists several statuses given as a list or as repeated keys', async () => {
+      const draft = (await http(service).post(base).auth(...service.as('editor')).send({ venue: 'Status draft', status: 'draft' })).body;
+      const published = (await http(service).post(base).auth(...service.as('editor')).send({ venue: 'Status published' })).body;
+      for (const query of ['status=publish,draft', 'status[]=publish&status[]=draft', 'status=publish&status=draft']) {
+        const res = await http(service).get(`${base}?per_page=50&${query}`).auth(...service.as('editor'));
+        expect([query, res.status]).toEqual([query, 200]);
+        const ids = res.body.venues.map((v: { id: number }) => v.id);
+        expect(ids).toEqual(expect.arrayContaining([draft.id, published.id]));
+      }
+      const drafts = await http(service).get(`${base}?per_page=50&status[]=draft`).auth(...service.as('editor'));
+      expect(drafts.body.venues.map((v: { id: number }) => v.id)).not.toContain(published.id);
+      const refused = await http(service).get(`${base}?status[]=publish&status[]=draft`);
+      expect([refused.status, Object.keys(refused.body.data.params)]).toEqual([400, ['status']]);
+      const organizers = await http(service).get(`${NS}/organizers?status[]=publish&status[]=draft`).auth(...service.as('editor'));
+      expect(organizers.status).toBe(200);
     });
   });
 

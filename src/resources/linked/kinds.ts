@@ -21,6 +21,11 @@ export interface LinkedKind {
   table: 'venues' | 'organizers';
   /** Text fields of the table (`""` clears them). */
   textFields: readonly string[];
+  /**
+   * Fields besides the name that decide whether a create reuses an existing record, when they are sent (the plugin's
+   * duplicate finder, tec-compat §4.7): `description` and these columns of the table.
+   */
+  duplicateFields: readonly string[];
   /** Fields `search` looks in: `p.` columns of posts, `d.` columns of the table. */
   searchFields: readonly string[];
   /** Organizer text fields lose tags and line breaks (tec-compat §4.7). */
@@ -36,6 +41,7 @@ export const VENUES: LinkedKind = {
   plural: 'venues',
   table: 'venues',
   textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
+  duplicateFields: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.address', 'd.city', 'd.province', 'd.state', 'd.stateprovince', 'd.zip', 'd.phone'],
   plainText: false,
   load: venuesByIds,
@@ -48,6 +54,7 @@ export const ORGANIZERS: LinkedKind = {
   plural: 'organizers',
   table: 'organizers',
   textFields: ['phone', 'website', 'email'],
+  duplicateFields: ['phone', 'website', 'email'],
   searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.phone', 'd.email', 'd.website'],
   plainText: true,
   load: organizersByIds,

@@ -14,13 +14,14 @@ export async function updateDetails(db: Executor, kind: LinkedKind, postId: numb
 }
 
 /**
- * The record a create reuses (tec-compat §4.7): same name, case-insensitive, and the same description when one is
- * sent; trashed records are not reused.
+ * The record a create reuses (tec-compat §4.7): the same name and the same value of every duplicate field sent
+ * (`match`: `p.` or `d.` column → cleaned text), compared case-insensitively as the plugin's MySQL collation does;
+ * trashed records are not reused.
  */
-export async function findDuplicate(db: Executor, kind: LinkedKind, name: string, description: string | undefined): Promise<number | undefined> {
-  const query = db('posts').where({ type: kind.type }).whereNot('status', 'trash')
-    .andWhereRaw('lower(title) = ?', [name.toLowerCase()]).orderBy('id').first('id');
-  if (description !== undefined) query.andWhere('content', description);
+export async function findDuplicate(db: Executor, kind: LinkedKind, name: string, match: Record<string, string>): Promise<number | undefined> {
+  const query = db('posts as p').join(`${kind.table} as d`, 'd.post_id', 'p.id').where('p.type', kind.type)
+    .whereNot('p.status', 'trash').andWhereRaw('lower(p.title) = ?', [name.toLowerCase()]).orderBy('p.id').first('p.id');
+  for (const [column, value] of Object.entries(match)) query.andWhereRaw('lower(??) = ?', [column, value.toLowerCase()]);
   const row = await query;
   return row ? toNumber(row.id) : undefined;
 }

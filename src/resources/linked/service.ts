@@ -46,7 +46,10 @@ export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller 
   if (!canRead(caller, kind.plural, owned(row))) throw new ApiError(403, `${kind.type}-not-accessible`, 'post_not_accessible');
 }
 
-/** Creates the record, or reuses a duplicate (same name, same description when sent) and writes the fields onto it. */
+/**
+ * Creates the record, or reuses a duplicate (same name, and the same value of each duplicate field sent) and writes
+ * the sent fields onto it.
+ */
 export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
   return transactionWithRetry(db, (trx) => createLinkedIn(trx, config, kind, caller, body, language));
 }
@@ -54,9 +57,8 @@ export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind,
 /** The same inside a running transaction (an event write creating its venue or organizers inline). */
 export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
   const name = nameOf(kind, body[kind.type]);
-  const description = body.description === undefined ? undefined : cleanText(kind, String(body.description), true);
   await lockFor(trx, `${kind.type}:${name.toLowerCase()}`); // the duplicate check and the insert, one writer per name
-  const duplicate = await repo.findDuplicate(trx, kind, name, description);
+  const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body));
   if (duplicate !== undefined) {
     await writeFields(trx, config, kind, caller, body, language, (await kind.load(trx, [duplicate])).get(duplicate));
     return duplicate;
@@ -70,6 +72,16 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
   await repo.insertDetails(trx, kind, id, {});
   await writeFields(trx, config, kind, caller, body, language, undefined, id);
   return id;
+}
+
+/** The duplicate fields a create sends, cleaned as they would be stored: `p.`/`d.` column → text. */
+function duplicateMatch(kind: LinkedKind, body: LinkedWrite): Record<string, string> {
+  const match: Record<string, string> = {};
+  if (body.description !== undefined) match['p.content'] = cleanText(kind, String(body.description), true);
+  for (const field of kind.duplicateFields) {
+    if (body[field] !== undefined) match[`d.${field}`] = cleanText(kind, String(body[field]), false);
+  }
+  return match;
 }
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
@@ -116,7 +128,7 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
     details[field] = field === 'website' ? checkedUrl('website', text) : text;
   }
   if (body.image !== undefined) details.image_id = body.image === '' ? null : await resolveImage(trx, body.image as number | string, caller);
-  if (kind.type === 'venue') Object.assign(details, venueOnly(body));
+  if (kind.type === 'venue') Object.assign(details, venueOnly(body), stateProvince(details, current));
   // text in another language than the record's own is stored as its translation
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
@@ -140,6 +152,18 @@ function venueOnly(body: LinkedWrite): Record<string, unknown> {
   return { ...values, geo_lat: roundCoordinate(Number(lat)), geo_lng: roundCoordinate(Number(lng)) };
 }
 
+/**
+ * A venue given `state` or `province` but no `stateprovince` gets the state, else the province, as its
+ * `stateprovince` (the plugin derives it so; its clients read that field).
+ */
+function stateProvince(details: Record<string, unknown>, current: LinkedRow | undefined): Record<string, unknown> {
+  if (details.stateprovince !== undefined || (details.state === undefined && details.province === undefined)) return {};
+  const stored = current as (LinkedRow & { state?: string; province?: string }) | undefined;
+  const state = (details.state ?? stored?.state ?? '') as string;
+  const province = (details.province ?? stored?.province ?? '') as string;
+  return { stateprovince: state || province };
+}
+
 function nameOf(kind: LinkedKind, value: unknown): string {
   const name = sanitizeText(String(value ?? '')).replace(/\s*\n\s*/g, ' ');
   if (!name) throw invalidParam(kind.type, 'param_min_length', { limit: 1 });
@@ -157,7 +181,7 @@ export interface LinkedListQuery {
   event?: number;
   has_events?: boolean | number | string;
   only_with_upcoming?: boolean | number | string;
-  status?: string;
+  status?: string | string[];
 }
 
 export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Caller | undefined, q: LinkedListQuery, language: string): Promise<repo.LinkedFilters> {

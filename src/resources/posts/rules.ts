@@ -28,15 +28,17 @@ export function statusToStore(caller: Caller, type: PostTypePlural, requested: s
 
 /**
  * The statuses a list covers. Without `status`: every non-trash status for callers who may edit the type, `publish`
- * for others. With it (one status or a comma-separated list): others may only ask for `publish`; editors for any
- * known status. Unknown or forbidden values are 400 naming `status`.
+ * for others. With it (one status, a comma-separated list, an array, or an array of such lists; tec-compat §3.3):
+ * others may only ask for `publish`, once; editors for any known status. Unknown or forbidden values are 400 naming
+ * `status`.
  */
-export function listStatuses(caller: Caller | undefined, type: PostTypePlural, param: string | undefined): Status[] {
+export function listStatuses(caller: Caller | undefined, type: PostTypePlural, param: string | string[] | undefined): Status[] {
   const privileged = can(caller, `edit_${type}`);
   if (param === undefined) return privileged ? [...WRITABLE_STATUSES] : ['publish'];
-  const asked = [...new Set(param.split(',').map((s) => s.trim()).filter(Boolean))];
+  const sent = (Array.isArray(param) ? param : [param]).flatMap((item) => item.split(',')).map((s) => s.trim());
+  const asked = [...new Set(sent.filter(Boolean))];
   const ok = asked.length > 0 && asked.every((s) => (STATUSES as readonly string[]).includes(s)) &&
-    (privileged || (asked.length === 1 && asked[0] === 'publish' && param.split(',').length === 1));
+    (privileged || (sent.length === 1 && asked[0] === 'publish'));
   if (!ok) throw invalidParam('status', 'status_invalid');
   return asked as Status[];
 }
