@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Finds, or installs from Debian's packages, the programs the test suite uses beyond npm's: Chromium and a Japanese
+# font (the documentation in a real browser), faketime (the clock runs), and the independent checkers. Run by
+# `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
+# saying what to install. Set PROVISION=skip to do nothing (a machine where you provide these yourself).
+set -euo pipefail
+[ "${PROVISION:-}" = skip ] && exit 0
+
+missing=()
+need() { # need <package> <check command…>: the package is missing when the check fails
+  local package=$1; shift
+  "$@" >/dev/null 2>&1 || missing+=("$package")
+}
+has() { command -v "$1"; }
+chromium_ok() { if [ -n "${CHROMIUM_PATH:-}" ]; then [ -x "$CHROMIUM_PATH" ]; else has chromium; fi; }
+japanese_font() { has fc-list && [ -n "$(fc-list :lang=ja 2>/dev/null)" ]; }
+
+need chromium chromium_ok
+need fonts-ipafont-gothic japanese_font
+need faketime has faketime
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+install=(apt-get install -y -qq --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" = 0 ]; then
+  sudo=()
+elif has sudo >/dev/null && sudo -n true 2>/dev/null; then
+  sudo=(sudo -n)
+else
+  echo "The tests need Debian packages that are not installed: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+if ! has apt-get >/dev/null; then
+  echo "The tests need: ${missing[*]} (Debian package names); install them with your system's package manager" >&2
+  exit 1
+fi
+echo "provision: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq >/dev/null
+"${sudo[@]}" "${install[@]}" >/dev/null
