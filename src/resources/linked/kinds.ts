@@ -21,8 +21,6 @@ export interface LinkedKind {
   table: 'venues' | 'organizers';
   /** Text fields of the table (`""` clears them). */
   textFields: readonly string[];
-  /** Fields `search` looks in: `p.` columns of posts, `d.` columns of the table. */
-  searchFields: readonly string[];
   /** Organizer text fields lose tags and line breaks (tec-compat §4.7). */
   plainText: boolean;
   load(db: Executor, ids: number[]): Promise<Map<number, LinkedRow>>;
@@ -36,7 +34,6 @@ export const VENUES: LinkedKind = {
   plural: 'venues',
   table: 'venues',
   textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
-  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.address', 'd.city', 'd.province', 'd.state', 'd.stateprovince', 'd.zip', 'd.phone'],
   plainText: false,
   load: venuesByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireVenue(ctx, row as never, images, withJsonLd),
@@ -48,7 +45,6 @@ export const ORGANIZERS: LinkedKind = {
   plural: 'organizers',
   table: 'organizers',
   textFields: ['phone', 'website', 'email'],
-  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.phone', 'd.email', 'd.website'],
   plainText: true,
   load: organizersByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireOrganizer(ctx, row as never, images, withJsonLd),
