@@ -56,14 +56,16 @@ export async function prepareSearch(db: Executor, kind: SearchKind, search: stri
 /** Restricts `query` to the records (whose id is in `idColumn`) that match `search`. */
 export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idColumn: string, search: SearchQuery): Knex.QueryBuilder {
   if (search.fts === false) return query.whereRaw('1 = 0');
-  const documents = db('search_docs as d').select('d.record_id').where('d.kind', search.kind)
+  // SQLite: the FTS5 matches drive, each looked up by primary key (not every document of the kind)
+  const documents = (search.fts ? db('search_fts').join('search_docs as d', 'd.id', 'search_fts.rowid')
+    .whereRaw('search_fts match ?', [search.fts]) : db('search_docs as d'))
+    .select('d.record_id').where('d.kind', search.kind)
     .where((inLanguage) => {
       inLanguage.where('d.language', search.language).orWhere((original) => {
         original.where('d.is_original', 1).whereNotExists(db('search_docs as t').whereRaw('t.kind = d.kind')
           .whereRaw('t.record_id = d.record_id').where('t.language', search.language));
       });
     });
-  if (search.fts) documents.whereIn('d.id', db('search_fts').select('rowid').whereRaw('search_fts match ?', [search.fts]));
   documents.where((match) => exactRule(match, search));
   return query.whereIn(idColumn, documents);
 }
