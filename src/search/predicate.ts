@@ -6,8 +6,8 @@
  * - events and terms: every fragment in some field (AND of fragments, OR of fields);
  * - venues and organizers: some field holding every fragment (tec-compat §5.2).
  *
- * The exact rule is `LIKE '%fragment%'` (wildcards escaped) on the normalised columns, the same SQL on both engines.
- * What finds the candidates differs:
+ * The exact rule is `LIKE '%fragment%'` (wildcards escaped) on the normalised columns, the same SQL on both engines,
+ * except where SQLite's FTS5 match already settles it. What finds the candidates differs:
  * - PostgreSQL: the `pg_trgm` GIN index on the columns serves those `LIKE`s directly (fragments of 3+ characters).
  * - SQLite: an FTS5 `trigram` index (`search_fts`) narrows the rows first: a fragment of 3+ characters is a phrase;
  *   a shorter one becomes the OR of the indexed trigrams that start with it (read from `search_vocab`), which is
@@ -42,15 +42,19 @@ export interface SearchQuery {
   fragments: string[];
   /** SQLite: the FTS5 expression that narrows the candidates (none: scan); `false`: nothing can match. */
   fts?: string | false;
+  /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
+  unsettled: string[];
 }
 
 /** Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be). */
 export async function prepareSearch(db: Executor, kind: SearchKind, search: string, language: string): Promise<SearchQuery | undefined> {
   const fragments = searchFragments(search, RULES[kind].fragments);
   if (!fragments.length) return undefined;
-  const query: SearchQuery = { kind, language, fragments };
-  if (!isPostgres(db)) query.fts = await ftsExpression(db, fragments);
-  return query;
+  if (isPostgres(db)) return { kind, language, fragments, unsettled: fragments };
+  const { expression, settled } = await ftsExpression(db, fragments);
+  // an FTS5 phrase matches inside one column, so it settles "this fragment in some field" exactly, not §5.2's rule
+  const unsettled = RULES[kind].everyFragmentInOneField ? fragments : fragments.filter((f) => !settled.includes(f));
+  return { kind, language, fragments, fts: expression, unsettled };
 }
 
 /** Restricts `query` to the records (whose id is in `idColumn`) that match `search`. */
@@ -66,11 +70,11 @@ export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idCol
           .whereRaw('t.record_id = d.record_id').where('t.language', search.language));
       });
     });
-  documents.where((match) => exactRule(match, search));
+  if (search.unsettled.length) documents.where((match) => exactRule(match, search));
   return query.whereIn(idColumn, documents);
 }
 
-function exactRule(query: Knex.QueryBuilder, { kind, fragments }: SearchQuery): void {
+function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: SearchQuery): void {
   const columns = SEARCH_COLUMNS.slice(0, SEARCH_FIELDS[kind].length);
   const contains = (q: Knex.QueryBuilder, column: string, fragment: string) =>
     q.whereRaw(`?? like ? escape '\\'`, [`d.${column}`, likeContains(fragment)]);
@@ -81,19 +85,27 @@ function exactRule(query: Knex.QueryBuilder, { kind, fragments }: SearchQuery): 
   }
 }
 
-/** The FTS5 query every matching document satisfies: AND of one term per fragment that an index can narrow. */
-async function ftsExpression(db: Executor, fragments: string[]): Promise<string | false | undefined> {
+/**
+ * The FTS5 query every matching document satisfies: AND of one term per fragment that an index can narrow, each
+ * true exactly when the fragment occurs in some column (those fragments are `settled`).
+ */
+async function ftsExpression(db: Executor, fragments: string[]): Promise<{ expression?: string | false; settled: string[] }> {
   const terms: string[] = [];
+  const settled: string[] = [];
   for (const fragment of fragments) {
     if ([...fragment].length >= TRIGRAM) {
       terms.push(phrase(fragment));
+      settled.push(fragment);
       continue;
     }
     const trigrams = await trigramsStartingWith(db, fragment);
-    if (!trigrams.length) return false; // no stored text holds it
-    if (trigrams.length <= MAX_EXPANSION) terms.push(`(${trigrams.map(phrase).join(' OR ')})`);
+    if (!trigrams.length) return { expression: false, settled }; // no stored text holds it
+    if (trigrams.length <= MAX_EXPANSION) {
+      terms.push(`(${trigrams.map(phrase).join(' OR ')})`);
+      settled.push(fragment);
+    }
   }
-  return terms.length ? terms.join(' AND ') : undefined;
+  return { expression: terms.length ? terms.join(' AND ') : undefined, settled };
 }
 
 async function trigramsStartingWith(db: Executor, prefix: string): Promise<string[]> {
