@@ -41,7 +41,7 @@ async function reload(db: Executor, id: number): Promise<EventRow> {
 }
 
 /** A page of events (`GET /events`, `/events/{id}/occurrences`), open-ended series materialised to its window first. */
-async function sendEvents(req: Req<'listEvents' | 'listEventOccurrences'>, res: Response, filters: EventFilters, password: string | undefined): Promise<void> {
+async function sendEvents(req: Req<'listEvents' | 'listEventOccurrences'>, res: Response, filters: EventFilters, password: string | undefined, path?: string): Promise<void> {
   const { db, config } = context(req);
   const who = caller(req);
   const page = paging(req.query);
@@ -52,7 +52,7 @@ async function sendEvents(req: Req<'listEvents' | 'listEventOccurrences'>, res: 
   const relations = await loadRelations(db, rows, language);
   const ctx = renderContext(req);
   const items = rows.map((row) => toWireEvent(ctx, row, relations, { blanked: !service.unlocked(row, who, password) }));
-  sendList(req, res, { key: 'events', items, total: found.total, paging: page });
+  sendList(req, res, { key: 'events', items, total: found.total, paging: page, path });
 }
 
 /** `recurrence_scope` from the query, else the body. */
@@ -72,7 +72,8 @@ const handlers = {
     const { db, config } = context(req);
     const row = await service.eventById(db, req.params.id);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
-    await sendEvents(req, res, { ...filters, seriesId: await series.seriesIdOf(db, row.id) }, req.query.password);
+    const seriesId = await series.seriesIdOf(db, row.id);
+    await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/${row.id}/occurrences`);
   },
   async create(req: Req<'createEvent'>, res: Response) {
     const { db, config } = context(req);

@@ -167,7 +167,10 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   if (f.near) q.whereIn('e.venue_id', venuesNear(db, f.near));
   if (f.include) q.whereIn('e.post_id', f.include);
   if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
-  if (f.seriesId !== undefined) q.whereIn('e.post_id', db('series_occurrences').where('series_id', f.seriesId).select('event_id'));
+  if (f.seriesId !== undefined) {
+    const id = f.seriesId;
+    q.where((w) => { w.where('e.post_id', id).orWhereIn('e.post_id', db('series_occurrences').where('series_id', id).select('event_id')); });
+  }
   if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f));
   return q;
 }
