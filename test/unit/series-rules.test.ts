@@ -63,6 +63,20 @@ describe('rule validation', () => {
     expect((error as RuleError).key).toBe(key);
   });
 
+  it.each([
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=1', 'FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=20', 'FREQ=YEARLY;BYWEEKNO=1;BYMONTH=7;COUNT=2',
+    'FREQ=DAILY;INTERVAL=7;BYDAY=TU;COUNT=2', 'FREQ=MONTHLY;BYMONTH=4;UNTIL=99991231',
+  ])('expands %s, which no day matches, to nothing without walking to the year 9999', (text) => {
+    const started = performance.now();
+    const expansion = expandSeries({ rule: parseRule(text), start: '2027-01-31 10:00:00', zone: 'UTC', allDay: false, horizonUtc: '2029-01-01 00:00:00' });
+    expect(expansion.occurrences).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2000); // it took half a minute before the guard
+  });
+
+  it.each(['FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2', 'FREQ=DAILY;BYMONTH=1;BYSETPOS=2', 'FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'])('refuses %s: a position no period can hold', (text) => {
+    expect(() => parseRule(text)).toThrow(RuleError);
+  });
+
   it('reports a bounded rule that yields more than 1000 occurrences', () => {
     const expansion = expandSeries({ rule: parseRule('FREQ=DAILY;UNTIL=20300101'), start: '2027-01-01 10:00:00', zone: 'UTC', allDay: false });
     expect(expansion.overflow).toBe(true);

@@ -11,6 +11,11 @@ import { fromLocal, formatLocal, formatUtc, type WallClock } from '../../domain/
 import type { MessageKey } from '../../i18n/messages';
 
 export const MAX_OCCURRENCES = 1000;
+/**
+ * No occurrence is looked for more than this many years after DTSTART: a rule that matches nothing (DAILY in
+ * February on the 30th) would otherwise make the library walk day by day to the year 9999 (half a minute).
+ */
+export const MAX_YEARS = 100;
 
 /** A rule problem: the message key and its values, reported on `recurrence`. */
 export class RuleError extends Error {
@@ -114,8 +119,20 @@ export function parseRule(text: string): ParsedRule {
   if (options.bysetpos && !['BYDAY', 'BYMONTHDAY', 'BYMONTH', 'BYYEARDAY', 'BYWEEKNO'].some((n) => seen.has(n))) {
     throw bad('BYSETPOS', get('BYSETPOS') as string);
   }
+  // a position past the largest set a period can hold selects nothing, ever (and the library would look until 9999)
+  if (options.bysetpos && options.bysetpos.some((pos) => Math.abs(pos) > largestSet(freq, options))) throw bad('BYSETPOS', get('BYSETPOS') as string);
   if (rule.count !== undefined && rule.count > MAX_OCCURRENCES) throw new RuleError('recurrence_too_many', { limit: MAX_OCCURRENCES });
   return rule;
+}
+
+/** The most days one period of the rule can hold (an upper bound). */
+function largestSet(freq: number, options: Partial<Options>): number {
+  const days = (options.byweekday as Weekday[] | undefined) ?? [];
+  const monthDays = (options.bymonthday as number[] | undefined)?.length;
+  if (freq === RRule.DAILY) return 1;
+  if (freq === RRule.WEEKLY) return days.length || 7;
+  if (freq === RRule.MONTHLY) return Math.min(31, monthDays ?? (days.length ? days.reduce((sum, d) => sum + (d.n ? 1 : 5), 0) : 31));
+  return 366;
 }
 
 /** The rule written back (RECUR value) with COUNT/UNTIL replaced by `untilUtc` (a split) or kept. */
@@ -168,6 +185,46 @@ export function placeInZone(local: WallClock, zone: string): DateTime | undefine
 const floating = (local: WallClock) => new Date(`${local.replace(' ', 'T')}Z`);
 const wall = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
 
+/**
+ * Whether any day can pass the rule's filters. The library only stops at a produced date past UNTIL, or at the
+ * year 9999: a rule no day can match (February 30th, a fifth Monday on the 20th, week 1 in July) would make it
+ * walk there period by period, half a minute for a daily rule. The same filters in a yearly rule over one
+ * 400-year Gregorian cycle (every weekday, month and leap-year combination) answer in a few milliseconds. The
+ * defaults the library derives from DTSTART are pinned first, as it would.
+ */
+function canMatch(rule: ParsedRule, start: WallClock): boolean {
+  const { freq, bymonth, bymonthday, byyearday, byweekno, byweekday, wkst, interval } = rule.options;
+  const dtstart = floating(start);
+  const weekday = (dtstart.getUTCDay() + 6) % 7; // the library's 0 = Monday
+  const days = ([] as Weekday[]).concat((byweekday as Weekday[] | null | undefined) ?? []);
+  if (freq === RRule.DAILY && (interval ?? 1) % 7 === 0 && days.length && !days.some((d) => d.weekday === weekday)) return false;
+  const filters: Partial<Options> = { bymonth, bymonthday, byyearday, byweekno, byweekday, wkst };
+  if (!bymonthday && !byyearday && !byweekno && !days.length) {
+    if (freq === RRule.YEARLY) Object.assign(filters, { bymonth: bymonth ?? dtstart.getUTCMonth() + 1, bymonthday: dtstart.getUTCDate() });
+    if (freq === RRule.MONTHLY) filters.bymonthday = dtstart.getUTCDate();
+    if (freq === RRule.WEEKLY) filters.byweekday = [weekday];
+  }
+  // ordinals of a monthly rule count within each month, as a yearly rule's do when it names months
+  if (freq === RRule.MONTHLY && !bymonth && days.some((d) => d.n)) filters.bymonth = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const oracle = new RRule({ ...filters, freq: RRule.YEARLY, interval: 1, count: 1, dtstart: new Date(Date.UTC(9599, 0, 1)), tzid: null });
+  return oracle.all().length > 0;
+}
+
+/**
+ * The last floating time worth expanding to: the horizon or a UTC UNTIL plus the largest UTC offset (14 h), a date
+ * UNTIL's last local second, and never more than MAX_YEARS after DTSTART.
+ */
+function searchEnd(input: SeriesInput): Date {
+  const plusOffset = (utc: WallClock) => new Date(floating(utc).getTime() + 14 * 3_600_000);
+  const start = floating(input.start);
+  const bounds = [new Date(Date.UTC(start.getUTCFullYear() + MAX_YEARS, start.getUTCMonth(), start.getUTCDate(), 23, 59, 59))];
+  const { until } = input.rule;
+  if (until?.kind === 'date') bounds.push(floating(until.lastLocal));
+  if (until?.kind === 'utc') bounds.push(plusOffset(until.instantUtc));
+  if (input.horizonUtc !== undefined) bounds.push(plusOffset(input.horizonUtc));
+  return new Date(Math.min(...bounds.map((d) => d.getTime())));
+}
+
 /** A date or local date-time of an rdate/exdate list, as a wall clock (dates at 00:00:00). */
 export function normaliseLocal(value: string): WallClock | undefined {
   const text = value.trim();
@@ -193,8 +250,8 @@ export function expandSeries(input: SeriesInput): Expansion {
   let counted = 0;
   const lastLocal = rule.until?.kind === 'date' ? rule.until.lastLocal : undefined;
   const untilUtc = rule.until?.kind === 'utc' ? rule.until.instantUtc : undefined;
-  const expander = new RRule({ ...rule.options, dtstart: floating(input.start), count: null, until: null, tzid: null });
-  expander.all((date) => {
+  const expander = new RRule({ ...rule.options, dtstart: floating(input.start), count: null, until: searchEnd(input), tzid: null });
+  if (canMatch(rule, input.start)) expander.all((date) => {
     const local = wall(date);
     if (lastLocal !== undefined && local > lastLocal) return false;
     const instant = place(local);
