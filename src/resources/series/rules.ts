@@ -120,7 +120,7 @@ export function parseRule(text: string): ParsedRule {
     throw bad('BYSETPOS', get('BYSETPOS') as string);
   }
   // a position past the largest set a period can hold selects nothing, ever (and the library would look until 9999)
-  if (options.bysetpos && options.bysetpos.some((pos) => Math.abs(pos) > largestSet(freq, options))) throw bad('BYSETPOS', get('BYSETPOS') as string);
+  if ((options.bysetpos as number[] | undefined)?.some((pos) => Math.abs(pos) > largestSet(freq, options))) throw bad('BYSETPOS', get('BYSETPOS') as string);
   if (rule.count !== undefined && rule.count > MAX_OCCURRENCES) throw new RuleError('recurrence_too_many', { limit: MAX_OCCURRENCES });
   return rule;
 }
