@@ -34,9 +34,10 @@ export type Plan =
   | { kind: 'all'; seriesId: number };
 
 /** `this` is the default on a later occurrence, `all` on the series event; `this` on the series event is refused. */
-export async function planFor(db: Executor, eventId: number, scope: Scope | undefined): Promise<Plan> {
-  const membership = await repo.membershipOf(db, eventId);
+export async function planFor(trx: Knex.Transaction, eventId: number, scope: Scope | undefined): Promise<Plan> {
+  const membership = await repo.membershipOf(trx, eventId);
   if (!membership) return { kind: 'single' };
+  await lockFor(trx, `series:${membership.series_id}`); // one write per series at a time, across nodes
   const first = membership.series_id === eventId;
   const chosen = scope ?? (first ? 'all' : 'this');
   if (first && chosen === 'this') throw invalidParam('recurrence_scope', 'recurrence_scope_first');
@@ -61,8 +62,12 @@ function localList(values: string[] | undefined): WallClock[] {
   }))].sort();
 }
 
+/**
+ * How far open-ended rules are materialised: RECURRENCE_HORIZON_MONTHS ahead, plus two days so that the default
+ * list window (to the end of that day in the site's zone) never asks past it.
+ */
 function horizonFrom(config: Readonly<Config>, at: Date = now()): WallClock {
-  return formatUtc(DateTime.fromJSDate(at, { zone: 'utc' }).plus({ months: config.recurrenceHorizonMonths }));
+  return formatUtc(DateTime.fromJSDate(at, { zone: 'utc' }).plus({ months: config.recurrenceHorizonMonths, days: 2 }));
 }
 
 /** The series row a `recurrence` object describes (validated; 400 naming `recurrence`). */
