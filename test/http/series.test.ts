@@ -67,6 +67,12 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
     });
 
     const cases = (fixture as { cases: FixtureCase[] }).cases.filter((c) => !c.horizon_utc && c.expected.length <= 50 && c.expected[0]?.local === c.start);
+    it('goes through every rule part and both UNTIL forms', () => {
+      for (const part of ['INTERVAL', 'COUNT', 'UNTIL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'BYYEARDAY', 'BYWEEKNO', 'BYSETPOS', 'WKST']) {
+        expect(cases.some((c) => c.rrule.includes(`${part}=`))).toBe(true);
+      }
+      expect(cases.some((c) => /UNTIL=\d{8}T\d{6}Z/.test(c.rrule)) && cases.some((c) => /UNTIL=\d{8}(;|$)/.test(c.rrule))).toBe(true);
+    });
     it.each(cases.map((c) => [c.name, c] as const))('creates %s as dateutil expands it', async (_name, c) => {
       const event = await createSeries({
         start_date: c.start, end_date: c.start, timezone: c.zone, all_day: Boolean(c.all_day),
@@ -191,8 +197,12 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       expect((await get(list[3].id)).recurrence.series_id).toBe(list[3].id);
     });
 
-    it('refuses this on the series event and an unknown scope', async () => {
+    it('refuses this on the series event, a rule change on one occurrence alone, and an unknown scope', async () => {
       const event = await weekly();
+      const [, second] = await occurrences(event.id);
+      const alone = await update(second.id, { recurrence: { rrule: 'FREQ=DAILY;COUNT=2' } });
+      expect(alone.status).toBe(400);
+      expect(alone.body.data.params.recurrence).toMatch(/following or all/);
       const res = await update(event.id, { title: 'x' }, 'this');
       expect(res.status).toBe(400);
       expect(res.body.data.params.recurrence_scope).toBeDefined();
@@ -302,9 +312,13 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       clock.advance(30 * 86_400_000);
       expect(await extendHorizons(horizonService.database.db, horizonService.config)).toBe(true);
       expect(await extendHorizons(horizonService.database.db, horizonService.config)).toBe(false); // once a day
+      clock.advance(86_400_000);
+      // nodes racing for the lease: exactly one of them extends
+      const raced = await Promise.all([1, 2, 3].map(() => extendHorizons(horizonService.database.db, horizonService.config)));
+      expect(raced.filter(Boolean)).toHaveLength(1);
       const total = async (query: object) => (await http(horizonService).get(`${base}/${res.body.id}/occurrences`).auth(...as)
         .query({ per_page: 1, ...query })).body.total;
-      // horizon now 15 October 2027: 18 Wednesdays from 16 June
+      // horizon now 18 October 2027 (3 months and 2 days after 16 July): 18 Wednesdays from 16 June
       expect(await total({ start_date: '2027-01-01', end_date: '2027-10-15' })).toBe(18);
 
       // a list asking past the horizon extends it first

@@ -69,4 +69,5 @@ export const de: Catalogue = {
   recurrence_too_many: 'Die Serie hätte mehr als {limit} Termine.',
   recurrence_date: 'rdates und exdates müssen lokale Daten (YYYY-MM-DD) oder Datumszeiten (YYYY-MM-DD HH:MM:SS) sein.',
   recurrence_scope_first: 'Die erste Veranstaltung einer Serie kann nicht allein geändert werden: Verwende following oder all.',
+  recurrence_scope_this: 'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
 };

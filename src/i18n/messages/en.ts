@@ -67,6 +67,7 @@ export const en = {
   recurrence_too_many: 'The series would have more than {limit} occurrences.',
   recurrence_date: 'rdates and exdates must be local dates (YYYY-MM-DD) or date-times (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'The first event of a series cannot be changed alone: use following or all.',
+  recurrence_scope_this: "One occurrence alone cannot change the series' rule: use recurrence_scope following or all.",
 } as const;
 
 export type MessageKey = keyof typeof en;

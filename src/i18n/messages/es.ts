@@ -69,4 +69,5 @@ export const es: Catalogue = {
   recurrence_too_many: 'La serie tendría más de {limit} repeticiones.',
   recurrence_date: 'rdates y exdates deben ser fechas locales (YYYY-MM-DD) o fechas y horas (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'El primer evento de una serie no se puede cambiar solo: usa following o all.',
+  recurrence_scope_this: 'Una repetición sola no puede cambiar la regla de la serie: usa recurrence_scope following o all.',
 };

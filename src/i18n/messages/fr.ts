@@ -69,4 +69,5 @@ export const fr: Catalogue = {
   recurrence_too_many: 'La série aurait plus de {limit} occurrences.',
   recurrence_date: 'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Le premier évènement d’une série ne peut pas être modifié seul : utilisez following ou all.',
+  recurrence_scope_this: 'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
 };

@@ -69,4 +69,5 @@ export const it: Catalogue = {
   recurrence_too_many: 'La serie avrebbe più di {limit} ricorrenze.',
   recurrence_date: 'rdates ed exdates devono essere date locali (YYYY-MM-DD) o date e ore (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Il primo evento di una serie non può essere modificato da solo: usa following o all.',
+  recurrence_scope_this: 'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
 };

@@ -69,4 +69,5 @@ export const ja: Catalogue = {
   recurrence_too_many: 'シリーズの繰り返しが {limit} 件を超えます。',
   recurrence_date: 'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
   recurrence_scope_first: 'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
+  recurrence_scope_this: '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
 };

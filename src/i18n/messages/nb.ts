@@ -69,4 +69,5 @@ export const nb: Catalogue = {
   recurrence_too_many: 'Serien ville fått mer enn {limit} forekomster.',
   recurrence_date: 'rdates og exdates må være lokale datoer (YYYY-MM-DD) eller dato-tider (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Det første arrangementet i en serie kan ikke endres alene: bruk following eller all.',
+  recurrence_scope_this: 'Én forekomst alene kan ikke endre seriens regel: bruk recurrence_scope following eller all.',
 };

@@ -69,4 +69,5 @@ export const nl: Catalogue = {
   recurrence_too_many: 'De reeks zou meer dan {limit} herhalingen hebben.',
   recurrence_date: 'rdates en exdates moeten lokale datums (YYYY-MM-DD) of datum-tijden (YYYY-MM-DD HH:MM:SS) zijn.',
   recurrence_scope_first: 'Het eerste evenement van een reeks kan niet alleen worden gewijzigd: gebruik following of all.',
+  recurrence_scope_this: 'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
 };

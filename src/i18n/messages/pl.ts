@@ -72,4 +72,5 @@ export const pl: Catalogue = {
   recurrence_too_many: 'Seria miałaby więcej niż {limit} wystąpień.',
   recurrence_date: 'rdates i exdates muszą być lokalnymi datami (YYYY-MM-DD) lub datami z godziną (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Pierwszego wydarzenia serii nie można zmienić osobno: użyj following lub all.',
+  recurrence_scope_this: 'Pojedyncze wystąpienie nie może zmienić reguły serii: użyj recurrence_scope following lub all.',
 };

@@ -69,4 +69,5 @@ export const ptBr: Catalogue = {
   recurrence_too_many: 'A série teria mais de {limit} ocorrências.',
   recurrence_date: 'rdates e exdates devem ser datas locais (YYYY-MM-DD) ou datas e horas (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'O primeiro evento de uma série não pode ser alterado sozinho: use following ou all.',
+  recurrence_scope_this: 'Uma ocorrência sozinha não pode alterar a regra da série: use recurrence_scope following ou all.',
 };

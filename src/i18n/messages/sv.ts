@@ -69,4 +69,5 @@ export const sv: Catalogue = {
   recurrence_too_many: 'Serien skulle få fler än {limit} förekomster.',
   recurrence_date: 'rdates och exdates måste vara lokala datum (YYYY-MM-DD) eller datum med tid (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Det första evenemanget i en serie kan inte ändras ensamt: använd following eller all.',
+  recurrence_scope_this: 'En enskild förekomst kan inte ändra seriens regel: använd recurrence_scope following eller all.',
 };

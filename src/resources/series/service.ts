@@ -96,6 +96,7 @@ export async function afterCreate(trx: Knex.Transaction, config: Readonly<Config
 
 /** Before the fields of an update are written to the target (a `following` split moves the series first). */
 export async function beforeUpdate(trx: Knex.Transaction, config: Readonly<Config>, plan: Plan, input: RecurrenceInput | null | undefined): Promise<void> {
+  if (plan.kind === 'this' && input !== undefined) throw invalidParam('recurrence', 'recurrence_scope_this');
   if (plan.kind === 'following') await split(trx, config, plan.membership, input);
 }
 
