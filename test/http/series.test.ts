@@ -167,6 +167,10 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       expect(after.map((e) => e.id)).toEqual(list.map((e) => e.id)); // ids kept
       expect(after.map((e) => e.title)).toEqual(['Renamed series', 'Renamed series', 'Moved to the annex', 'Renamed series', 'Renamed series', 'Renamed series']);
       expect(after.map((e) => e.start_date.slice(11))).toEqual(['17:00:00', '17:00:00', '20:00:00', '17:00:00', '17:00:00', '17:00:00']);
+
+      // a longer series event makes every attached occurrence longer
+      await update(event.id, { end_date: '2027-09-06 19:30:00' });
+      expect((await occurrences(event.id)).map((e) => e.end_date.slice(11))).toEqual(['19:30:00', '19:30:00', '21:00:00', '19:30:00', '19:30:00', '19:30:00']);
     });
 
     it('all (the default on the series event; by query or body on an occurrence) regenerates from a new rule', async () => {

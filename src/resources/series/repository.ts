@@ -178,6 +178,17 @@ export async function updateMany(trx: Knex.Transaction, ids: number[], post: Par
   }
 }
 
+/** The stored start and end of events (one query per 500). */
+export async function timesOf(db: Executor, ids: number[]): Promise<Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>> {
+  const found = new Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows: Array<EventFields & { post_id: number }> = await db('events').whereIn('post_id', ids.slice(i, i + 500))
+      .select('post_id', 'start_local', 'end_local', 'start_utc', 'end_utc');
+    for (const { post_id, start_local, end_local, start_utc, end_utc } of rows) found.set(toNumber(post_id), { start_local, end_local, start_utc, end_utc });
+  }
+  return found;
+}
+
 export async function deleteEvents(trx: Knex.Transaction, ids: number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) await trx('posts').whereIn('id', ids.slice(i, i + 500)).delete();
 }

@@ -279,10 +279,7 @@ async function materialise(trx: Knex.Transaction, event: EventRow, series: Serie
   if (mode === 'sync') {
     await repo.deleteEvents(trx, [...byKey.values()].filter((m) => !m.detached).map((m) => m.event_id));
     await repo.updateMany(trx, kept.map(([m]) => m.event_id), { ...post, modified_utc: modified }, fields);
-    for (const [member, occurrence] of kept.filter(([m, o]) => m.original_local !== o.local || event.all_day)) {
-      await trx('events').where({ post_id: member.event_id }).update(timesOf(event, occurrence));
-      await trx('series_occurrences').where({ event_id: member.event_id }).update({ original_local: occurrence.local });
-    }
+    await moveKept(trx, event, kept);
   }
   const severalADay = new Set(wanted.map((o) => o.local.slice(0, 10))).size < wanted.length;
   const slugs = await occurrenceSlugs(trx, event.slug, added, severalADay);
@@ -295,6 +292,21 @@ async function materialise(trx: Knex.Transaction, event: EventRow, series: Serie
   const termsBefore = mode === 'sync' ? await termIdsOfPosts(trx, linked) : [];
   await repo.copyLinks(trx, event.id, linked);
   await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [event.id]))]);
+}
+
+/** Gives kept occurrences the times the rule and the series event's duration give them, where they differ. */
+async function moveKept(trx: Knex.Transaction, event: EventRow, kept: Array<[Membership, Occurrence]>): Promise<void> {
+  const current = await repo.timesOf(trx, kept.map(([m]) => m.event_id));
+  for (const [member, occurrence] of kept) {
+    const times = timesOf(event, occurrence);
+    const now = current.get(member.event_id);
+    if (!now || now.start_utc !== times.start_utc || now.end_utc !== times.end_utc || now.start_local !== times.start_local || now.end_local !== times.end_local) {
+      await trx('events').where({ post_id: member.event_id }).update(times);
+    }
+    if (member.original_local !== occurrence.local) {
+      await trx('series_occurrences').where({ event_id: member.event_id }).update({ original_local: occurrence.local });
+    }
+  }
 }
 
 /** `series-slug-2027-03-04` (and `-1800` when the series has several occurrences a day), unique among events. */
