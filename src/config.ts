@@ -28,6 +28,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Longest a request may take before the server gives up on it. */
   requestTimeoutMs: number;
+  /** How far ahead open-ended recurring series are materialised. */
+  recurrenceHorizonMonths: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
+    recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
   });
 }
 
