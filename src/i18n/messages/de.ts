@@ -61,4 +61,9 @@ export const de: Catalogue = {
   request_timeout: 'Die Anfrage hat zu lange gedauert und wurde abgebrochen.',
   rate_limited: 'Zu viele Anfragen. Versuche es in {seconds} Sekunden erneut.',
   slug_empty: 'Aus dem Namen lässt sich kein Slug erzeugen: Gib einen Slug an.',
+  cursor_invalid: 'Der Cursor ist ungültig: Verwende einen next_cursor dieses Dienstes.',
+  cursor_expired: 'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab einem neuen Cursor.',
+  webhook_url_invalid: '{name} muss eine http- oder https-URL zu einem öffentlichen Host sein.',
+  webhook_not_found: 'Kein Webhook mit dieser ID.',
+  delivery_not_found: 'Keine Zustellung mit dieser ID für diesen Webhook.',
 };

@@ -59,6 +59,11 @@ export const en = {
   request_timeout: 'The request took too long and was stopped.',
   rate_limited: 'Too many requests. Try again in {seconds} seconds.',
   slug_empty: 'The slug cannot be made from the name: send a slug.',
+  cursor_invalid: 'The cursor is not valid: use a next_cursor this service gave.',
+  cursor_expired: 'The cursor is older than the change feed keeps: list everything again, then follow the feed from a new cursor.',
+  webhook_url_invalid: '{name} must be an http or https URL to a public host.',
+  webhook_not_found: 'No webhook with this id.',
+  delivery_not_found: 'No delivery with this id for this webhook.',
 } as const;
 
 export type MessageKey = keyof typeof en;

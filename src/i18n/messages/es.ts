@@ -61,4 +61,9 @@ export const es: Catalogue = {
   request_timeout: 'La solicitud ha tardado demasiado y se ha detenido.',
   rate_limited: 'Demasiadas solicitudes. Inténtalo de nuevo dentro de {seconds} segundos.',
   slug_empty: 'No se puede generar el slug a partir del nombre: envía un slug.',
+  cursor_invalid: 'El cursor no es válido: usa un next_cursor que haya dado este servicio.',
+  cursor_expired: 'El cursor es más antiguo de lo que conserva el feed de cambios: vuelve a listar todo y sigue el feed desde un cursor nuevo.',
+  webhook_url_invalid: '{name} debe ser una URL http o https a un host público.',
+  webhook_not_found: 'No hay ningún webhook con este id.',
+  delivery_not_found: 'No hay ninguna entrega con este id para este webhook.',
 };

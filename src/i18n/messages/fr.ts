@@ -61,4 +61,9 @@ export const fr: Catalogue = {
   request_timeout: 'La requête a pris trop de temps et a été interrompue.',
   rate_limited: 'Trop de requêtes. Réessayez dans {seconds} secondes.',
   slug_empty: 'Impossible de générer un slug à partir du nom : envoyez un slug.',
+  cursor_invalid: 'Le curseur n’est pas valide : utilisez un next_cursor fourni par ce service.',
+  cursor_expired: 'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le flux depuis un nouveau curseur.',
+  webhook_url_invalid: '{name} doit être une URL http ou https vers un hôte public.',
+  webhook_not_found: 'Aucun webhook avec cet identifiant.',
+  delivery_not_found: 'Aucune livraison avec cet identifiant pour ce webhook.',
 };

@@ -61,4 +61,9 @@ export const it: Catalogue = {
   request_timeout: 'La richiesta ha impiegato troppo tempo ed è stata interrotta.',
   rate_limited: 'Troppe richieste. Riprova tra {seconds} secondi.',
   slug_empty: 'Impossibile generare lo slug dal nome: invia uno slug.',
+  cursor_invalid: 'Il cursore non è valido: usa un next_cursor fornito da questo servizio.',
+  cursor_expired: 'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il feed da un nuovo cursore.',
+  webhook_url_invalid: '{name} deve essere un URL http o https verso un host pubblico.',
+  webhook_not_found: 'Nessun webhook con questo id.',
+  delivery_not_found: 'Nessuna consegna con questo id per questo webhook.',
 };

@@ -61,4 +61,9 @@ export const ja: Catalogue = {
   request_timeout: 'リクエストに時間がかかりすぎたため、中止されました。',
   rate_limited: 'リクエストが多すぎます。{seconds} 秒後にもう一度お試しください。',
   slug_empty: '名前からスラッグを作成できません。スラッグを送信してください。',
+  cursor_invalid: 'カーソルが無効です。このサービスが返した next_cursor を使ってください。',
+  cursor_expired: 'カーソルが変更フィードの保持期間より古いです。すべてを取得し直してから、新しいカーソルでフィードを追ってください。',
+  webhook_url_invalid: '{name} は公開ホストへの http または https の URL でなければなりません。',
+  webhook_not_found: 'この ID の Webhook はありません。',
+  delivery_not_found: 'この Webhook にこの ID の配信はありません。',
 };

@@ -61,4 +61,9 @@ export const nb: Catalogue = {
   request_timeout: 'Forespørselen tok for lang tid og ble avbrutt.',
   rate_limited: 'For mange forespørsler. Prøv igjen om {seconds} sekunder.',
   slug_empty: 'Kan ikke lage en slug fra navnet: send en slug.',
+  cursor_invalid: 'Markøren er ugyldig: bruk en next_cursor fra denne tjenesten.',
+  cursor_expired: 'Markøren er eldre enn endringsstrømmen tar vare på: hent alt på nytt, og følg så strømmen fra en ny markør.',
+  webhook_url_invalid: '{name} må være en http- eller https-URL til en offentlig vert.',
+  webhook_not_found: 'Ingen webhook med denne ID-en.',
+  delivery_not_found: 'Ingen levering med denne ID-en for denne webhooken.',
 };

@@ -61,4 +61,9 @@ export const nl: Catalogue = {
   request_timeout: 'Het verzoek duurde te lang en is afgebroken.',
   rate_limited: 'Te veel verzoeken. Probeer het over {seconds} seconden opnieuw.',
   slug_empty: 'Er kan geen slug uit de naam worden gemaakt: geef een slug op.',
+  cursor_invalid: 'De cursor is ongeldig: gebruik een next_cursor van deze dienst.',
+  cursor_expired: 'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een nieuwe cursor.',
+  webhook_url_invalid: '{name} moet een http- of https-URL naar een openbare host zijn.',
+  webhook_not_found: 'Geen webhook met deze id.',
+  delivery_not_found: 'Geen aflevering met deze id voor deze webhook.',
 };

@@ -64,4 +64,9 @@ export const pl: Catalogue = {
   request_timeout: 'Żądanie trwało zbyt długo i zostało przerwane.',
   rate_limited: 'Zbyt wiele żądań. Spróbuj ponownie za {seconds} s.',
   slug_empty: 'Nie można utworzyć sluga z nazwy: podaj slug.',
+  cursor_invalid: 'Kursor jest nieprawidłowy: użyj next_cursor zwróconego przez tę usługę.',
+  cursor_expired: 'Kursor jest starszy, niż przechowuje strumień zmian: pobierz wszystko ponownie, a potem śledź strumień od nowego kursora.',
+  webhook_url_invalid: '{name} musi być adresem URL http lub https do publicznego hosta.',
+  webhook_not_found: 'Brak webhooka o tym identyfikatorze.',
+  delivery_not_found: 'Brak dostarczenia o tym identyfikatorze dla tego webhooka.',
 };

@@ -61,4 +61,9 @@ export const ptBr: Catalogue = {
   request_timeout: 'A requisição demorou demais e foi interrompida.',
   rate_limited: 'Muitas requisições. Tente novamente em {seconds} segundos.',
   slug_empty: 'Não é possível gerar o slug a partir do nome: envie um slug.',
+  cursor_invalid: 'O cursor não é válido: use um next_cursor fornecido por este serviço.',
+  cursor_expired: 'O cursor é mais antigo do que o feed de alterações guarda: liste tudo novamente e depois siga o feed a partir de um novo cursor.',
+  webhook_url_invalid: '{name} deve ser uma URL http ou https para um host público.',
+  webhook_not_found: 'Nenhum webhook com este id.',
+  delivery_not_found: 'Nenhuma entrega com este id para este webhook.',
 };

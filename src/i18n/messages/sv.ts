@@ -61,4 +61,9 @@ export const sv: Catalogue = {
   request_timeout: 'Förfrågan tog för lång tid och avbröts.',
   rate_limited: 'För många förfrågningar. Försök igen om {seconds} sekunder.',
   slug_empty: 'Det går inte att skapa en slug från namnet: skicka en slug.',
+  cursor_invalid: 'Markören är ogiltig: använd en next_cursor från den här tjänsten.',
+  cursor_expired: 'Markören är äldre än vad ändringsflödet sparar: hämta allt igen och följ sedan flödet från en ny markör.',
+  webhook_url_invalid: '{name} måste vara en http- eller https-URL till en publik värd.',
+  webhook_not_found: 'Ingen webhook med detta id.',
+  delivery_not_found: 'Ingen leverans med detta id för denna webhook.',
 };

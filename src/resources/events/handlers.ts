@@ -11,6 +11,7 @@ import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
 import { eventFilters } from './list';
+import { withModifiedRange } from '../posts/modified';
 import { translatePosts } from '../translations';
 import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
@@ -44,7 +45,7 @@ const handlers = {
     const who = caller(req);
     const page = paging(req.query);
     const language = requestLanguage(req);
-    const filters = await eventFilters(db, config, who, req.query, language);
+    const filters = withModifiedRange(await eventFilters(db, config, who, req.query, language), req.query, config.siteTimezone);
     const found = await repo.listEvents(db, filters, page.perPage, page.offset);
     const rows = await translatePosts(db, found.rows, language);
     const relations = await loadRelations(db, rows, language);

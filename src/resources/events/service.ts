@@ -27,6 +27,7 @@ import { isTrue } from '../../http/params';
 import { asId } from '../../domain/ids';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
+import { recordChange } from '../../integrations/outbox';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
 
@@ -72,6 +73,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
+    await recordChange(trx, 'event', id, 'created');
     return id;
   });
 }
@@ -92,6 +94,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
     if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+    await recordChange(trx, 'event', row.id, 'updated');
   });
 }
 
@@ -107,6 +110,7 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
       await repo.updateEvent(trx, row.id, { status: 'trash' });
     }
     await refreshCounts(trx, terms);
+    await recordChange(trx, 'event', row.id, 'deleted');
   });
   if (force) return row;
   return (await repo.findEvent(db, row.id)) as EventRow;

@@ -16,6 +16,7 @@ import { eventExists } from '../posts/repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
+import { recordChange, termResource } from '../../integrations/outbox';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -74,6 +75,7 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
     const slug = await freeSlug(trx, info, askedSlug ?? slugFrom(name));
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
     const id = await repo.insertTerm(trx, info.taxonomy, { name, slug, description, parent: parent ?? 0, language });
+    await recordChange(trx, termResource(info.taxonomy), id, 'created');
     return getTerm(trx, info, id);
   });
 }
@@ -97,6 +99,7 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
     }
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
     await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
+    await recordChange(trx, termResource(info.taxonomy), id, 'updated');
     return getTerm(trx, info, id);
   });
 }
@@ -106,6 +109,7 @@ export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promis
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
     await repo.deleteTerm(trx, info.taxonomy, term);
+    await recordChange(trx, termResource(info.taxonomy), id, 'deleted');
     return term;
   });
 }
@@ -128,7 +132,9 @@ export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo,
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
-  return repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  const id = await repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  await recordChange(trx, termResource(info.taxonomy), id, 'created');
+  return id;
 }
 
 function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {
