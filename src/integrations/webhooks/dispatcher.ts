@@ -117,7 +117,8 @@ async function record(context: AppContext, d: repo.DeliveryRow & { webhook: repo
     });
     await repo.updateDelivery(trx, d.id, {
       state: ok ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending',
-      next_attempt_utc: ok || retryIn === undefined ? d.next_attempt_utc : utcAt(now().getTime() + retryIn * 1000),
+      // rounded up to the stored second: never due before the delay has passed
+      next_attempt_utc: ok || retryIn === undefined ? d.next_attempt_utc : utcAt(Math.ceil((now().getTime() + retryIn * 1000) / 1000) * 1000),
       claimed_until_utc: null, last_attempt_utc: attemptedUtc, last_status: result.status,
     });
     const hook = await repo.findWebhook(trx, d.webhook_id);
