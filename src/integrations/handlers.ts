@@ -10,6 +10,7 @@ export const changeHandlers = {
   async listChanges(req: TypedRequest<'listChanges'>, res: Response) {
     const { db, config } = context(req);
     const reader = { req, db, caller: caller(req), language: requestLanguage(req) };
+    res.locals.noStore = true;
     res.json(await readChanges(reader, config, req.query.cursor, req.query.limit ?? 100));
   },
 } satisfies Partial<HandlerTable>;

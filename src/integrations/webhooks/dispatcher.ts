@@ -37,7 +37,8 @@ export function startDispatcher(context: AppContext, logger: Logger, { loop = tr
       lastPrune = Date.now();
       await pruneChanges(context.db, context.config);
     }
-    const leaseMs = context.config.webhookTimeoutMs + 30_000;
+    // a claim outlives any attempt (bounded by the timeout) with room for clock differences between nodes
+    const leaseMs = 2 * context.config.webhookTimeoutMs + 5_000;
     const due = await repo.claimDue(context.db, utcNow(), utcAt(now().getTime() + leaseMs), BATCH);
     await Promise.all(due.map((d) => deliver(context, d).catch((err) => logger.error({ err, delivery: d.id }, 'webhook delivery failed'))));
     return due.length;
