@@ -846,7 +846,10 @@ export interface paths {
     };
     "/webhooks": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -867,7 +870,10 @@ export interface paths {
     };
     "/webhooks/{id}": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -889,7 +895,10 @@ export interface paths {
     };
     "/webhooks/{id}/ping": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -909,7 +918,10 @@ export interface paths {
     };
     "/webhooks/{id}/rotate-secret": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -932,7 +944,10 @@ export interface paths {
     };
     "/webhooks/{id}/deliveries": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -952,7 +967,10 @@ export interface paths {
     };
     "/webhooks/{id}/deliveries/{delivery_id}/retry": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -3933,6 +3951,8 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
                 /** @description Page of the result set to return, starting at 1. */
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
@@ -3962,7 +3982,10 @@ export interface operations {
     };
     createWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3979,7 +4002,10 @@ export interface operations {
     };
     getWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -3999,7 +4025,10 @@ export interface operations {
     };
     deleteWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -4019,7 +4048,10 @@ export interface operations {
     };
     updateWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -4039,7 +4071,10 @@ export interface operations {
     };
     pingWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -4059,7 +4094,10 @@ export interface operations {
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */
@@ -4080,6 +4118,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
                 /** @description Page of the result set to return, starting at 1. */
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
@@ -4112,7 +4152,10 @@ export interface operations {
     };
     retryWebhookDelivery: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
             header?: never;
             path: {
                 /** @description The subscription's id. */

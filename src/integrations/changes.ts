@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config';
 import type { Db, Executor } from '../db/knex';
-import { toNumber } from '../db/dialect';
+import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
 import { ApiError, invalidParam } from '../http/errors';
 import type { Resource } from './outbox';
@@ -33,7 +33,7 @@ interface ChangeRow {
 
 /** Deletes the changes older than the retention and moves the feed's horizon past them. */
 export async function pruneChanges(db: Db, config: Readonly<Config>): Promise<void> {
-  const cutoff = new Date(now().getTime() - config.changesRetentionDays * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+  const cutoff = utcAt(now().getTime() - config.changesRetentionDays * 86_400_000);
   const old = await db('changes').where('modified_utc', '<', cutoff).max('id as id').first();
   if (old?.id === null || old?.id === undefined) return;
   const through = toNumber(old.id);

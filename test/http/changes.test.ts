@@ -9,6 +9,9 @@ import type { Role } from '../../src/users/roles';
 
 const DAY = 86_400_000;
 
+/** A loaded machine (several suites at once) runs these many requests slowly. */
+const TIMEOUT = 120_000;
+
 describe.each(ENGINES)('change feed on %s', (engine) => {
   let service: TestService;
   beforeAll(async () => { service = await startService(engine); });
@@ -67,7 +70,7 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
     ]);
     expect(deleted.changes.every((c) => !('record' in c))).toBe(true);
     expect((await feed(deleted.next_cursor)).changes).toEqual([]);
-  });
+  }, TIMEOUT);
 
   it('shows a draft to an editor and reports it deleted to an anonymous caller; translates records', async () => {
     const start = await cursorNow();
@@ -83,7 +86,7 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
     expect(anonymous.changes[0]).toEqual({ cursor: expect.any(String), resource: 'event', id: draft.body.id, action: 'deleted', modified_utc: expect.any(String) });
     const french = await http(service).get(`${NS}/changes?cursor=${encodeURIComponent(start)}&i18n_language=fr`);
     expect(french.body.changes.filter((c: any) => c.resource === 'tag').map((c: any) => c.record.name)).toEqual(['Jardin', 'Jardin']);
-  });
+  }, TIMEOUT);
 
   it('pages with limit, and refuses bad cursors and limits', async () => {
     const start = await cursorNow();
@@ -104,7 +107,7 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
       expect(res.status).toBe(400);
       expect(res.body.data.params).toHaveProperty('limit');
     }
-  });
+  }, TIMEOUT);
 
   it(`answers 410 rest_cursor_expired once the changes after a cursor are older than the retention (30 days)`, async () => {
     const clock = manualClock('2027-08-01T00:00:00Z');
@@ -120,7 +123,7 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
     const fresh = await cursorNow();
     await write('post', '/tags', { name: 'Fresh news' });
     expect((await feed(fresh)).changes.map((c) => c.record?.name)).toEqual(['Fresh news']);
-  });
+  }, TIMEOUT);
 
   it('filters the lists of events, venues and organizers by modified_after and modified_before', async () => {
     const clock = manualClock('2027-09-01T00:00:00Z');
@@ -148,5 +151,5 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
       expect(bad.status).toBe(400);
       expect(bad.body.data.params).toHaveProperty('modified_after');
     }
-  });
+  }, TIMEOUT);
 });

@@ -56,6 +56,9 @@ function verify(secret: string, message: Received): unknown {
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1,60' };
 
+/** A loaded machine (several suites at once) runs these many requests slowly. */
+const TIMEOUT = 120_000;
+
 describe.each(ENGINES)('webhooks on %s', (engine) => {
   let service: TestService;
   let dispatcher: Dispatcher;
@@ -105,7 +108,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect((await admin('post', '/webhooks', { url: hook.url, events: ['tag.exploded'] })).status).toBe(400);
     expect((await admin('delete', `/webhooks/${created.id}`)).status).toBe(200);
     expect((await admin('get', `/webhooks/${created.id}`)).status).toBe(404);
-  });
+  }, TIMEOUT);
 
   it('sends signed messages a receiver verifies with standardwebhooks, one record in order, payload as anonymous reads it', async () => {
     const { id, secret } = await subscribe(['event.created', 'event.updated']);
@@ -126,7 +129,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     ]);
     expect(log[0].attempts[0].response_body).toHaveLength(1024);
     await admin('delete', `/webhooks/${id}`);
-  });
+  }, TIMEOUT);
 
   it('retries on the schedule with the same webhook-id, gives up, and retries by hand', async () => {
     const { id, secret } = await subscribe(['tag.created']);
@@ -157,7 +160,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect(hook.received[3].body).toBe(hook.received[0].body);
     expect((await admin('post', `/webhooks/${id}/deliveries/999999/retry`)).status).toBe(404);
     await admin('delete', `/webhooks/${id}`);
-  });
+  }, TIMEOUT);
 
   it('does not follow redirects, and disables a subscription failing for 5 days', async () => {
     const { id } = await subscribe(['tag.created']);
@@ -182,7 +185,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     await drain(); // changes made while it was disabled were not queued for it; new ones are
     expect(hook.received.map((m) => JSON.parse(m.body).data.record.name)).toEqual(['Heard tag']);
     await admin('delete', `/webhooks/${id}`);
-  });
+  }, TIMEOUT);
 
   it('signs with both secrets for a day after a rotation', async () => {
     const { id, secret: old } = await subscribe(['tag.created']);
@@ -203,7 +206,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect(() => verify(old, hook.received[1])).toThrow();
     expect(verify(fresh, hook.received[1])).toMatchObject({ data: { record: { name: 'Later tag' } } });
     await admin('delete', `/webhooks/${id}`);
-  });
+  }, TIMEOUT);
 });
 
 describe.each(ENGINES)('webhook address checks on %s', (engine) => {
@@ -233,5 +236,5 @@ describe.each(ENGINES)('webhook address checks on %s', (engine) => {
     expect(hook.received).toHaveLength(0);
     const log = await client(service).get(`${NS}/webhooks/${created.body.id}/deliveries`).auth(...service.as('administrator'));
     expect(log.body.deliveries[0].attempts[0]).toMatchObject({ status: null, error: expect.stringMatching(/refused: localhost resolves to the non-public address/) });
-  });
+  }, TIMEOUT);
 });

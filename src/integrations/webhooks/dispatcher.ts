@@ -2,11 +2,11 @@
  * Delivers the webhook outbox, outside request handling: every node runs one, each tick claims due deliveries
  * (repository.claimDue), sends them at once, logs each attempt and schedules the next one. A node killed mid-send
  * leaves a lease that runs out, after which any node sends the message again (at least once; receivers de-duplicate
- * by `webhook-id`). The same loop prunes the change feed.
+ * by `webhook-id`). The same loop prunes the change feed and the delivery log.
  */
 import type { Logger } from 'pino';
 import type { AppContext } from '../../http/context';
-import { utcNow } from '../../db/dialect';
+import { utcAt, utcNow } from '../../db/dialect';
 import { now } from '../../domain/clock';
 import { pruneChanges } from '../changes';
 import type { Resource } from '../outbox';
@@ -18,7 +18,6 @@ import { post, type AttemptResult } from './transport';
 const BATCH = 20;
 const PRUNE_EVERY_MS = 60_000;
 
-const utcAt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 export interface Dispatcher {
   /** One pass: claim what is due and deliver it (tests call it to step the dispatcher). */
@@ -36,6 +35,8 @@ export function startDispatcher(context: AppContext, logger: Logger, { loop = tr
     if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       await pruneChanges(context.db, context.config);
+      // the delivery log is kept as long as the feed
+      await repo.pruneDeliveries(context.db, utcAt(now().getTime() - context.config.changesRetentionDays * 86_400_000));
     }
     // a claim outlives any attempt (bounded by the timeout) with room for clock differences between nodes
     const leaseMs = 2 * context.config.webhookTimeoutMs + 5_000;

@@ -7,7 +7,7 @@ import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
 import { ApiError, invalidParam } from '../../http/errors';
 import { paging } from '../../http/paging';
-import { utcNow } from '../../db/dialect';
+import { utcAt, utcNow } from '../../db/dialect';
 import { now } from '../../domain/clock';
 import type { Executor } from '../../db/knex';
 import { newMessageId } from '../outbox';
@@ -17,7 +17,6 @@ import { newSecret, sealSecret } from './signing';
 
 /** How long the previous secret keeps signing after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-const utcAt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
 

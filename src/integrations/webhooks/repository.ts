@@ -117,6 +117,11 @@ export async function updateDelivery(db: Executor, id: number, values: Partial<D
   await db('webhook_deliveries').where({ id }).update(values);
 }
 
+/** Forgets finished deliveries (and their attempts) created before `cutoff`; pending ones stay whatever their age. */
+export async function pruneDeliveries(db: Executor, cutoff: string): Promise<void> {
+  await db('webhook_deliveries').whereNot({ state: 'pending' }).andWhere('created_utc', '<', cutoff).delete();
+}
+
 export async function insertAttempt(db: Executor, attempt: AttemptRow): Promise<void> {
   await db('webhook_attempts').insert(attempt);
 }
