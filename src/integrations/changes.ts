@@ -60,15 +60,21 @@ export async function readChanges(reader: Reader & { db: Db }, config: Readonly<
   if (after < horizon) throw new ApiError(410, 'rest_cursor_expired', 'cursor_expired');
   const rows = (await db('changes').where('id', '>', after).orderBy('id').limit(limit + 1)) as ChangeRow[];
   const page = rows.slice(0, limit);
+  // every change shows its record's current state, so a record changed several times in a page is read once
+  const records = new Map<string, Promise<object | undefined>>();
+  const current = (row: ChangeRow) => {
+    const key = `${row.resource}:${row.record_id}`;
+    if (!records.has(key)) records.set(key, readRecord(reader, row.resource, toNumber(row.record_id)));
+    return records.get(key) as Promise<object | undefined>;
+  };
   const changes = [];
-  for (const row of page) changes.push(await wireChange(reader, row));
+  for (const row of page) changes.push(await wireChange(row, current));
   const last = page.length ? toNumber(page[page.length - 1].id) : after;
   return { changes, next_cursor: encodeCursor(last), has_more: rows.length > limit };
 }
 
-async function wireChange(reader: Reader, row: ChangeRow) {
-  const id = toNumber(row.id);
-  const head = { cursor: encodeCursor(id), resource: row.resource, id: toNumber(row.record_id), modified_utc: row.modified_utc };
-  const record = row.action === 'deleted' ? undefined : await readRecord(reader, row.resource, head.id);
+async function wireChange(row: ChangeRow, current: (row: ChangeRow) => Promise<object | undefined>) {
+  const head = { cursor: encodeCursor(toNumber(row.id)), resource: row.resource, id: toNumber(row.record_id), modified_utc: row.modified_utc };
+  const record = row.action === 'deleted' ? undefined : await current(row);
   return record ? { ...head, action: row.action, record } : { ...head, action: 'deleted' as const };
 }
