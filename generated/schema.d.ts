@@ -1843,6 +1843,16 @@ export interface components {
                 "application/json": components["schemas"]["Event"];
             };
         };
+        /** @description The record has changed since the version named in `If-Match` or `If-Unmodified-Since` (`rest_precondition_failed`); nothing was written. `ETag` and `data.etag` carry the current version. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The record is already in the trash (`event-is-in-trash`, `venue-is-in-trash`, `organizer-is-in-trash`). */
         Gone: {
             headers: {
@@ -1959,6 +1969,10 @@ export interface components {
         event_password: string;
         /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
         post_id: number;
+        /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+        if_match: string;
+        /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+        if_unmodified_since: string;
         /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
         force: components["schemas"]["Flag"];
         /** @description Slug of the record. */
@@ -2115,7 +2129,7 @@ export interface components {
         };
     };
     headers: {
-        /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. */
+        /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. A single record's ETag starts with its version (`"<id>-<version>.…"`), which `If-Match` on its updates and deletes compares. */
         ETag: string;
         /** @description `public, max-age=<seconds>` (`CACHE_MAX_AGE`, default 30) for anonymous reads; `no-store` for authenticated requests, writes and errors. */
         "Cache-Control": string;
@@ -2343,7 +2357,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2357,6 +2376,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2366,7 +2386,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2380,6 +2405,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2393,7 +2419,12 @@ export interface operations {
                 /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
                 password?: components["parameters"]["event_password"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2408,6 +2439,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2417,7 +2449,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2431,6 +2468,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2463,7 +2501,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2476,6 +2519,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2485,7 +2529,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2498,6 +2547,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2509,7 +2559,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2523,6 +2578,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2532,7 +2588,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2545,6 +2606,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2658,7 +2720,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2671,6 +2738,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2680,7 +2748,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2693,6 +2766,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2704,7 +2778,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2718,6 +2797,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2727,7 +2807,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2740,6 +2825,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2772,7 +2858,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2785,6 +2876,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2794,7 +2886,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2807,6 +2904,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2818,7 +2916,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2832,6 +2935,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2841,7 +2945,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2854,6 +2963,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2967,7 +3077,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2980,6 +3095,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2989,7 +3105,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3002,6 +3123,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3013,7 +3135,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3027,6 +3154,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3036,7 +3164,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3049,6 +3182,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3081,7 +3215,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3094,6 +3233,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3103,7 +3243,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3116,6 +3261,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3127,7 +3273,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3141,6 +3292,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3150,7 +3302,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3163,6 +3320,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3286,7 +3444,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3299,6 +3462,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3308,7 +3472,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3321,6 +3490,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3330,7 +3500,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3343,6 +3518,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3352,7 +3528,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3365,6 +3546,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3486,7 +3668,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3499,6 +3686,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3508,7 +3696,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3521,6 +3714,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3530,7 +3724,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3543,6 +3742,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3552,7 +3752,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3565,6 +3770,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };

@@ -61,4 +61,12 @@ export const es: Catalogue = {
   request_timeout: 'La solicitud ha tardado demasiado y se ha detenido.',
   rate_limited: 'Demasiadas solicitudes. Inténtalo de nuevo dentro de {seconds} segundos.',
   slug_empty: 'No se puede generar el slug a partir del nombre: envía un slug.',
+  precondition_failed: 'El registro ha cambiado desde la versión indicada en If-Match o If-Unmodified-Since.',
+  idempotency_key_reused: 'Esta Idempotency-Key ya se usó con una petición distinta.',
+  idempotency_key_in_progress: 'Una petición con esta Idempotency-Key todavía se está procesando.',
+  idempotency_key_invalid: '{name} debe tener de 1 a 255 caracteres ASCII visibles.',
+  app_password_read_only: 'Esta contraseña de aplicación solo permite leer.',
+  app_password_not_found: 'No hay ninguna contraseña de aplicación con ese uuid.',
+  app_password_name_empty: 'La contraseña de aplicación necesita un nombre.',
+  user_not_found: 'No hay ningún usuario con ese id.',
 };

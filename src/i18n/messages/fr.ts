@@ -61,4 +61,12 @@ export const fr: Catalogue = {
   request_timeout: 'La requête a pris trop de temps et a été interrompue.',
   rate_limited: 'Trop de requêtes. Réessayez dans {seconds} secondes.',
   slug_empty: 'Impossible de générer un slug à partir du nom : envoyez un slug.',
+  precondition_failed: 'L’enregistrement a changé depuis la version indiquée dans If-Match ou If-Unmodified-Since.',
+  idempotency_key_reused: 'Cette Idempotency-Key a déjà servi pour une autre requête.',
+  idempotency_key_in_progress: 'Une requête avec cette Idempotency-Key est encore en cours de traitement.',
+  idempotency_key_invalid: '{name} doit compter de 1 à 255 caractères ASCII visibles.',
+  app_password_read_only: 'Ce mot de passe d’application ne permet que la lecture.',
+  app_password_not_found: 'Aucun mot de passe d’application avec cet uuid.',
+  app_password_name_empty: 'Un nom est requis pour le mot de passe d’application.',
+  user_not_found: 'Aucun utilisateur avec cet identifiant.',
 };

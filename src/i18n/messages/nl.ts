@@ -61,4 +61,12 @@ export const nl: Catalogue = {
   request_timeout: 'Het verzoek duurde te lang en is afgebroken.',
   rate_limited: 'Te veel verzoeken. Probeer het over {seconds} seconden opnieuw.',
   slug_empty: 'Er kan geen slug uit de naam worden gemaakt: geef een slug op.',
+  precondition_failed: 'Het record is gewijzigd sinds de versie die in If-Match of If-Unmodified-Since is genoemd.',
+  idempotency_key_reused: 'Deze Idempotency-Key is al gebruikt met een ander verzoek.',
+  idempotency_key_in_progress: 'Een verzoek met deze Idempotency-Key wordt nog verwerkt.',
+  idempotency_key_invalid: '{name} moet uit 1 tot 255 zichtbare ASCII-tekens bestaan.',
+  app_password_read_only: 'Dit applicatiewachtwoord mag alleen lezen.',
+  app_password_not_found: 'Geen applicatiewachtwoord met die uuid.',
+  app_password_name_empty: 'Een naam is vereist voor het applicatiewachtwoord.',
+  user_not_found: 'Geen gebruiker met die id.',
 };

@@ -61,4 +61,12 @@ export const sv: Catalogue = {
   request_timeout: 'Förfrågan tog för lång tid och avbröts.',
   rate_limited: 'För många förfrågningar. Försök igen om {seconds} sekunder.',
   slug_empty: 'Det går inte att skapa en slug från namnet: skicka en slug.',
+  precondition_failed: 'Posten har ändrats sedan versionen som anges i If-Match eller If-Unmodified-Since.',
+  idempotency_key_reused: 'Denna Idempotency-Key har redan använts med en annan begäran.',
+  idempotency_key_in_progress: 'En begäran med denna Idempotency-Key behandlas fortfarande.',
+  idempotency_key_invalid: '{name} måste vara 1 till 255 synliga ASCII-tecken.',
+  app_password_read_only: 'Detta programlösenord får bara läsa.',
+  app_password_not_found: 'Inget programlösenord med det uuid:t.',
+  app_password_name_empty: 'Programlösenordet måste ha ett namn.',
+  user_not_found: 'Ingen användare med det id:t.',
 };

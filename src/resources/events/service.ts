@@ -12,6 +12,7 @@ import { parseCost } from '../../domain/cost';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
@@ -77,9 +78,10 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
 }
 
 /** Updates the fields sent, after the per-event edit check (the by-slug routes resolve the slug first). */
-export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
+export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language, expect?: Precondition): Promise<void> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   await transactionWithRetry(db, async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     // term counts change only with the event's terms or its status (status, date)
     const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some((key) => body[key as keyof EventWrite] !== undefined);
     const termsBefore = countsMayChange ? await termIdsOfPosts(trx, [row.id]) : [];
@@ -96,10 +98,11 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
 }
 
 /** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
-export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean): Promise<EventRow> {
+export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean, expect?: Precondition): Promise<EventRow> {
   if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     const terms = await termIdsOfPosts(trx, [row.id]);
     if (force) await posts.deletePost(trx, row.id);
     else {

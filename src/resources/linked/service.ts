@@ -11,6 +11,7 @@ import { formatUtc, parseDateInput } from '../../domain/dates';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
 import { isTruthyText } from '../../http/params';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
@@ -73,20 +74,27 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
 }
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
-export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language): Promise<void> {
+export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language, expect?: Precondition): Promise<void> {
   if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  await transactionWithRetry(db, (trx) => writeFields(trx, config, kind, caller, body, language, row));
+  await transactionWithRetry(db, async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
+    await writeFields(trx, config, kind, caller, body, language, row);
+  });
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
-export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean): Promise<LinkedRow> {
+export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean, expect?: Precondition): Promise<LinkedRow> {
   if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (force) {
-    await posts.deletePost(db, row.id);
+    await db.transaction(async (trx) => {
+      await assertPrecondition(trx, 'posts', row.id, expect);
+      await posts.deletePost(trx, row.id);
+    });
     return row;
   }
   if (row.status === 'trash') throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
     await repo.unlinkFromEvents(trx, kind, row.id);
   });

@@ -7,6 +7,7 @@ import type { components, operations } from '../../../generated/schema';
 import type { Db, Executor } from '../../db/knex';
 import { lockFor, transactionWithRetry } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { isTrue } from '../../http/params';
@@ -78,9 +79,10 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
   });
 }
 
-export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite, language: string): Promise<TermRow> {
+export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite, language: string, expect?: Precondition): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const current = await getTerm(trx, info, id);
+    await assertPrecondition(trx, 'terms', id, expect);
     const changes: Partial<repo.TermValues> = {};
     const foreign = current.language !== language; // its name in another language is a translation, not the term's name
     const parent = await checkedParent(trx, info, body.parent, id);
@@ -102,9 +104,10 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
 }
 
 /** Answers the term as it was before deletion (with its old count). */
-export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promise<TermRow> {
+export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number, expect?: Precondition): Promise<TermRow> {
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
+    await assertPrecondition(trx, 'terms', id, expect);
     await repo.deleteTerm(trx, info.taxonomy, term);
     return term;
   });
