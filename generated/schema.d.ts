@@ -1830,6 +1830,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`rest_idempotency_key_in_progress`); retry later. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used by this caller with a different request (`rest_idempotency_key_reused`). */
+        UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The event. */
         EventOk: {
             headers: {
@@ -1967,6 +1985,8 @@ export interface components {
         event_ticketed: components["schemas"]["Flag"];
         /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
         event_password: string;
+        /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+        idempotency_key: string;
         /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
         post_id: number;
         /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
@@ -2145,6 +2165,8 @@ export interface components {
         Link: string;
         /** @description The language of the response's content. */
         "Content-Language": components["schemas"]["Language"];
+        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`: nothing was created this time. */
+        "Idempotent-Replayed": "true";
         /** @description When the event, venue or organizer was last modified (single reads). */
         "Last-Modified": string;
     };
@@ -2303,7 +2325,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2312,6 +2337,7 @@ export interface operations {
             /** @description The created event. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -2322,6 +2348,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -2669,7 +2697,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2678,6 +2709,7 @@ export interface operations {
             /** @description The created (or reused) venue. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -2688,6 +2720,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3026,7 +3060,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3035,6 +3072,7 @@ export interface operations {
             /** @description The created (or reused) organizer. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -3045,6 +3083,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3392,7 +3432,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3401,6 +3444,7 @@ export interface operations {
             /** @description The created category. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The REST URL of the new category. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
@@ -3413,6 +3457,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3616,7 +3662,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3625,6 +3674,7 @@ export interface operations {
             /** @description The created tag. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The REST URL of the new tag. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
@@ -3637,6 +3687,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
