@@ -818,6 +818,148 @@ export interface paths {
         patch: operations["patchTag"];
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit trail
+         * @description Administrators only (others `403 rest_forbidden`). Every write through the API, the command line or an import: who (user, application password), when, from which address, which operation on which record, and which fields changed with their old and new values; newest first. Entries are kept for `AUDIT_RETENTION_DAYS` (365 by default). A page past the last one answers 200 with an empty list.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/application-passwords": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your application passwords
+         * @description Any logged-in user. Never shows the secrets.
+         */
+        get: operations["listMyAppPasswords"];
+        put?: never;
+        /**
+         * Create an application password
+         * @description Any logged-in user, for themselves. Answers 201 with the secret (`password`), shown this once; it works with HTTP Basic (`login:password`) in place of the user's password, with the user's role, or for reads only with `scope` `read`. An application password with `scope` `read` cannot create another (403).
+         */
+        post: operations["createMyAppPassword"];
+        /**
+         * Revoke all your application passwords
+         * @description Every node refuses them from the next request on.
+         */
+        delete: operations["revokeMyAppPasswords"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/application-passwords/{uuid}": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your application passwords
+         * @description An unknown `uuid` is `404 rest_application_password_not_found`. Every node refuses it from the next request on.
+         */
+        delete: operations["revokeMyAppPassword"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/application-passwords": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a user's application passwords
+         * @description Administrators (any user), or the user themselves; others `403 rest_forbidden`. An unknown user is `404 rest_user_invalid_id`.
+         */
+        get: operations["listUserAppPasswords"];
+        put?: never;
+        /**
+         * Create an application password for a user
+         * @description As `POST /users/me/application-passwords`, for the user `id`; administrators, or the user themselves.
+         */
+        post: operations["createUserAppPassword"];
+        /**
+         * Revoke all of a user's application passwords
+         * @description Administrators, or the user themselves.
+         */
+        delete: operations["revokeUserAppPasswords"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/application-passwords/{uuid}": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of a user's application passwords
+         * @description Administrators, or the user themselves. An unknown `uuid` is `404 rest_application_password_not_found`.
+         */
+        delete: operations["revokeUserAppPassword"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1774,6 +1916,76 @@ export interface components {
             /** @description Tags are flat; sending a parent is `400 rest_taxonomy_not_hierarchical`. */
             parent?: number | string;
         };
+        /** @description One write as the audit trail recorded it. */
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            date_utc: string;
+            /** @description The user who wrote (null for the command line). */
+            user: number | null;
+            /** @description Their login (at the command line, the operating-system user). */
+            login: string | null;
+            /** @description The name of the application password used, if one was. */
+            application_password: string | null;
+            address: string | null;
+            /** @enum {string} */
+            via: "api" | "cli" | "import";
+            /** @enum {string} */
+            operation: "create" | "update" | "trash" | "delete" | "revoke";
+            /** @enum {string} */
+            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+            /** @description The record's id (an application password's uuid). */
+            record: string;
+            /** @description Each changed field with its `old` and `new` value (stored column names and values). Secrets (passwords) are recorded as `[redacted]`. */
+            changes: {
+                [key: string]: {
+                    old?: unknown;
+                    new?: unknown;
+                };
+            };
+        };
+        /** @description A page of audit entries, newest first. */
+        AuditList: components["schemas"]["ListLinks"] & {
+            audit: components["schemas"]["AuditEntry"][];
+        };
+        /** @description An application password, never with its secret: usable with HTTP Basic in place of its user's password, with the user's role, or for reads only (`scope` `read`). */
+        AppPassword: {
+            /** Format: uuid */
+            uuid: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description When it was created (UTC).
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When it was last used (UTC; recorded at most once a minute), or null.
+             */
+            last_used: string | null;
+            /** @description The client address of its last use, or null. */
+            last_ip: string | null;
+            /**
+             * @description `read`: any write with it is `403 rest_forbidden`; null: whatever the user's role allows.
+             * @enum {string|null}
+             */
+            scope: "read" | null;
+        };
+        AppPasswordWrite: {
+            name?: string;
+            /** @enum {string} */
+            scope?: "read";
+        };
+        AppPasswordCreated: components["schemas"]["AppPassword"] & {
+            /** @description The secret: 24 characters without look-alike letters and digits. Shown this once and never again; only a slow hash of it is stored. Spaces sent with it are ignored. */
+            password: string;
+        };
+        AppPasswordRevoked: {
+            deleted: boolean;
+            /** @description How many were revoked (when all are revoked at once). */
+            count?: number;
+            previous?: components["schemas"]["AppPassword"];
+        };
     };
     responses: {
         /** @description Any other error: `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `rest_internal_error` (500). */
@@ -1930,6 +2142,33 @@ export interface components {
                 "application/json": components["schemas"]["Tag"];
             };
         };
+        /** @description The user's application passwords, oldest first, without their secrets. */
+        AppPasswordList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPassword"][];
+            };
+        };
+        /** @description The new application password with its secret, shown this once. */
+        AppPasswordCreated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPasswordCreated"];
+            };
+        };
+        /** @description Revoked: `{"deleted": true, "previous": …}` for one, `{"deleted": true, "count": N}` for all. */
+        AppPasswordRevoked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPasswordRevoked"];
+            };
+        };
     };
     parameters: {
         /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -2026,6 +2265,20 @@ export interface components {
         term_slug: string;
         /** @description Numeric id of the term. */
         term_id: number;
+        /** @description Only writes by this user id. */
+        audit_user: number;
+        /** @description Only writes of this kind of record. */
+        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+        /** @description Only writes of the record with this id (with `resource`, one record's history). */
+        audit_id: string;
+        /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
+        audit_after: string;
+        /** @description Only writes at or before this instant (ISO 8601; without a zone, UTC). */
+        audit_before: string;
+        /** @description The `uuid` of the application password. */
+        app_password_uuid: string;
+        /** @description Numeric id of the user. */
+        user_id: number;
     };
     requestBodies: {
         /** @description The new event; `title`, `start_date` and `end_date` are required. Also takes `password`, the event's password. JSON or form-encoded. */
@@ -2145,6 +2398,13 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["TagWrite"];
                 "application/x-www-form-urlencoded": components["schemas"]["TagWrite"];
+            };
+        };
+        /** @description The new application password's name, and `scope` `read` for one that can only read. */
+        AppPasswordCreate: {
+            content: {
+                "application/json": components["schemas"]["AppPasswordWrite"] & unknown;
+                "application/x-www-form-urlencoded": components["schemas"]["AppPasswordWrite"] & unknown;
             };
         };
     };
@@ -3823,6 +4083,227 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Page of the result set to return, starting at 1. */
+                page?: components["parameters"]["page"];
+                /** @description Items per page. Values above 50 are capped to 50. */
+                per_page?: components["parameters"]["per_page"];
+                /** @description Only writes by this user id. */
+                user?: components["parameters"]["audit_user"];
+                /** @description Only writes of this kind of record. */
+                resource?: components["parameters"]["audit_resource"];
+                /** @description Only writes of the record with this id (with `resource`, one record's history). */
+                id?: components["parameters"]["audit_id"];
+                /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
+                after?: components["parameters"]["audit_after"];
+                /** @description Only writes at or before this instant (ISO 8601; without a zone, UTC). */
+                before?: components["parameters"]["audit_before"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries. */
+            200: {
+                headers: {
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMyAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMyAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AppPasswordCreate"];
+        responses: {
+            201: components["responses"]["AppPasswordCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeMyAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeMyAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listUserAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createUserAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AppPasswordCreate"];
+        responses: {
+            201: components["responses"]["AppPasswordCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeUserAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeUserAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
     };

@@ -141,7 +141,7 @@ function readiness({ db }: AppContext): RequestHandler {
   };
 }
 
-/** One log line per request with a request id (sent back as X-Request-Id); query passwords are masked. */
+/** One log line per request with a request id (sent back as X-Request-Id); query passwords and feed keys are masked. */
 function requestLogger(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
@@ -164,5 +164,5 @@ function requestLogger(logger: Logger): RequestHandler {
 }
 
 export function maskSecrets(url: string): string {
-  return url.replace(/([?&](?:password|pass|pwd)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:password|pass|pwd|key)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
 }

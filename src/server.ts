@@ -9,6 +9,7 @@ import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
+import { startRetention } from './audit/retention';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
+  const stopRetention = startRetention(db, config.auditRetentionDays, logger);
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
   });
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    stopRetention();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     await terminator.terminate();
     await db.destroy();

@@ -4,5 +4,7 @@ import { discoveryHandlers } from './discovery';
 import { termHandlers } from '../resources/terms/handlers';
 import { eventHandlers } from '../resources/events/handlers';
 import { linkedHandlers } from '../resources/linked/handlers';
+import { appPasswordHandlers } from '../users/handlers';
+import { auditHandlers } from '../audit/handlers';
 
-export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers };
+export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers, ...appPasswordHandlers, ...auditHandlers };

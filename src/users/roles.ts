@@ -3,6 +3,8 @@
  * same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
  * goes through `can` (coarse, before validation) and the object rules below (per record, in the handlers).
  */
+import type { AppPasswordUse } from './app-passwords';
+
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -39,6 +41,12 @@ export interface Caller {
   id: number;
   login: string;
   role: Role;
+  /** Set when the caller authenticated with one of their application passwords (never the secret). */
+  appPassword?: AppPasswordUse;
+  /** The client address (audit trail). */
+  address?: string;
+  /** How the write arrives (audit trail); `api` when unset. */
+  via?: 'api' | 'cli' | 'import';
 }
 
 export function isRole(value: string): value is Role {

@@ -13,6 +13,7 @@ import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
 import { assertPrecondition, type Precondition } from '../../http/preconditions';
+import { audit, changes } from '../../audit/audit';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
@@ -73,6 +74,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
+    await audit(trx, caller, 'create', 'event', id, changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }));
     return id;
   });
 }
@@ -94,6 +96,8 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
     if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+    const written = { ...write.post, ...(slug ? { slug } : {}), ...write.event, ...linksSent(body) };
+    await audit(trx, caller, 'update', 'event', row.id, changes(row as unknown as Record<string, unknown>, written));
   });
 }
 
@@ -109,10 +113,16 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
       await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
       await repo.updateEvent(trx, row.id, { status: 'trash' });
     }
+    await audit(trx, caller, force ? 'delete' : 'trash', 'event', row.id, { title: { old: row.title }, status: { old: row.status, new: force ? undefined : 'trash' } });
     await refreshCounts(trx, terms);
   });
   if (force) return row;
   return (await repo.findEvent(db, row.id)) as EventRow;
+}
+
+/** The links a write sent (organizers, categories, tags), as sent: recorded in the audit trail as new values. */
+function linksSent(body: EventWrite): Record<string, unknown> {
+  return { organizer: body.organizer, categories: body.categories, tags: body.tags };
 }
 
 interface PreparedWrite {

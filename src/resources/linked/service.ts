@@ -12,6 +12,7 @@ import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
 import { assertPrecondition, type Precondition } from '../../http/preconditions';
+import { audit, changes } from '../../audit/audit';
 import { isTruthyText } from '../../http/params';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
@@ -89,6 +90,7 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
     await db.transaction(async (trx) => {
       await assertPrecondition(trx, 'posts', row.id, expect);
       await posts.deletePost(trx, row.id);
+      await audit(trx, caller, 'delete', kind.type, row.id, { title: { old: row.title }, status: { old: row.status } });
     });
     return row;
   }
@@ -97,6 +99,7 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
     await assertPrecondition(trx, 'posts', row.id, expect);
     await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
     await repo.unlinkFromEvents(trx, kind, row.id);
+    await audit(trx, caller, 'trash', kind.type, row.id, { status: { old: row.status, new: 'trash' } });
   });
   return (await kind.load(db, [row.id])).get(row.id) as LinkedRow;
 }
@@ -129,6 +132,8 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
+  // the one audit entry of a create, a reused duplicate or an update
+  await audit(trx, caller, current ? 'update' : 'create', kind.type, id, changes(current as Record<string, unknown> | undefined, { ...post, ...details }));
 }
 
 /** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */
