@@ -1,6 +1,7 @@
 /**
  * HTTP handlers of the application password routes: your own (`/users/me/…`) or, for administrators and the user
- * themselves, a user's (`/users/{id}/…`). No `x-capability`: every role manages its own, so the checks are here.
+ * themselves, a user's (`/users/{id}/…`). Every role holds `manage_app_passwords`; whose passwords a caller may
+ * manage is checked here.
  */
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../http/handler';

@@ -17,8 +17,11 @@ const POST_CAPS = [
 ] as const;
 type PostCap = (typeof POST_CAPS)[number];
 
-/** A capability name: `edit_events`, `publish_venues`, `manage_categories`… */
-export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files';
+/**
+ * A capability name: `edit_events`, `publish_venues`, `manage_categories`… `manage_app_passwords` (every role):
+ * managing application passwords, one's own; whose, is the handler's rule (users/handlers.ts).
+ */
+export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files' | 'manage_app_passwords';
 
 const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
   administrator: POST_CAPS,
@@ -33,6 +36,7 @@ const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = Object.fromEntries(
     const caps: Capability[] = POST_TYPES.flatMap((type) => POST_CAPS_BY_ROLE[role].map((cap) => `${cap}_${type}` as Capability));
     if (role === 'administrator' || role === 'editor') caps.push('manage_categories');
     if (role === 'administrator' || role === 'editor' || role === 'author') caps.push('upload_files');
+    caps.push('manage_app_passwords');
     return [role, new Set(caps)];
   }),
 ) as unknown as Record<Role, ReadonlySet<Capability>>;
@@ -54,7 +58,7 @@ export function isRole(value: string): value is Role {
 }
 
 export function isCapability(value: string): value is Capability {
-  return value === 'manage_categories' || value === 'upload_files' ||
+  return value === 'manage_categories' || value === 'upload_files' || value === 'manage_app_passwords' ||
     POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`));
 }
 

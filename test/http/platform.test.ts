@@ -17,7 +17,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body.servers[0].url).toBe(`${root()}${NS}/`);
     const operations = Object.values(res.body.paths as Record<string, Record<string, unknown>>)
       .flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]));
-    expect(operations).toHaveLength(52);
+    expect(operations).toHaveLength(61);
     expect(res.body.paths['/events'].get).toBeDefined();
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
@@ -45,7 +45,10 @@ describe.each(ENGINES)('platform on %s', (engine) => {
         '/calendar/events/v1/venues', '/calendar/events/v1/venues/(?P<id>\\d+)', '/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/organizers', '/calendar/events/v1/organizers/(?P<id>\\d+)', '/calendar/events/v1/organizers/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/categories', '/calendar/events/v1/categories/(?P<id>\\d+)',
-        '/calendar/events/v1/tags', '/calendar/events/v1/tags/(?P<id>\\d+)',
+        '/calendar/events/v1/tags', '/calendar/events/v1/tags/(?P<id>\\d+)', '/calendar/events/v1/audit',
+        '/calendar/events/v1/users/me/application-passwords', '/calendar/events/v1/users/me/application-passwords/(?P<uuid>[^/]+)',
+        '/calendar/events/v1/users/(?P<id>\\d+)/application-passwords',
+        '/calendar/events/v1/users/(?P<id>\\d+)/application-passwords/(?P<uuid>[^/]+)',
       ]);
       const item = res.body.routes['/calendar/events/v1/categories/(?P<id>\\d+)'];
       expect(item.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
