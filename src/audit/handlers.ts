@@ -6,20 +6,19 @@ import { context } from '../http/context';
 import { ApiError, invalidParam } from '../http/errors';
 import { paging, sendList } from '../http/paging';
 import { listAudit, type AuditRow } from './repository';
-
-const iso = (utc: string) => `${utc.replace(' ', 'T')}Z`;
+import { utcText, utcTextToIso } from '../db/dialect';
 
 /** An instant parameter as stored UTC text; 400 naming it when it is no date. */
 function utcParam(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) throw invalidParam(name, 'date_invalid');
-  return date.toISOString().slice(0, 19).replace('T', ' ');
+  return utcText(date);
 }
 
 function toWire(row: AuditRow) {
   return {
-    id: row.id, date_utc: iso(row.at_utc), user: row.user_id, login: row.login, application_password: row.app_password,
+    id: row.id, date_utc: utcTextToIso(row.at_utc), user: row.user_id, login: row.login, application_password: row.app_password,
     address: row.address, via: row.via, operation: row.operation, resource: row.resource, record: row.record_id,
     changes: JSON.parse(row.changes) as Record<string, { old?: unknown; new?: unknown }>,
   };

@@ -1,6 +1,6 @@
 /** The audit trail's table: the only code that reads it, and the retention purge. */
 import type { Executor } from '../db/knex';
-import { toNumber } from '../db/dialect';
+import { toNumber, utcText } from '../db/dialect';
 import { now } from '../domain/clock';
 
 export interface AuditRow {
@@ -43,7 +43,7 @@ export async function listAudit(db: Executor, f: AuditFilters, limit: number, of
 
 /** Deletes the entries older than the retention, and idempotency keys past their 24 hours. */
 export async function purgeExpired(db: Executor, retentionDays: number): Promise<{ audit: number; keys: number }> {
-  const utc = (ms: number) => new Date(now().getTime() - ms).toISOString().slice(0, 19).replace('T', ' ');
+  const utc = (ms: number) => utcText(new Date(now().getTime() - ms));
   const audit = await db('audit_log').where('at_utc', '<', utc(retentionDays * 86_400_000)).delete();
   const keys = await db('idempotency_keys').where('created_utc', '<', utc(86_400_000)).delete();
   return { audit, keys };

@@ -39,7 +39,22 @@ export function whereExpressionContains(query: Knex.QueryBuilder, expression: st
 
 /** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
-  return now().toISOString().slice(0, 19).replace('T', ' ');
+  return utcText(now());
+}
+
+/** An instant as the stored UTC text. */
+export function utcText(instant: Date): string {
+  return instant.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Stored UTC text as RFC 3339 (`2027-06-15T12:00:00Z`), for the wire. */
+export function utcTextToIso(text: string): string {
+  return `${text.replace(' ', 'T')}Z`;
+}
+
+/** Stored UTC text back to epoch milliseconds. */
+export function utcTextToMs(text: string): number {
+  return Date.parse(`${text.replace(' ', 'T')}Z`);
 }
 
 /** A unique-constraint violation (SQLite or PostgreSQL): the caller may retry after re-reading. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Db } from '../db/knex';
-import { isPostgres, transactionWithRetry, utcNow } from '../db/dialect';
+import { isPostgres, transactionWithRetry, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
 import { caller } from './auth';
 import { context } from './context';
@@ -67,7 +67,7 @@ function claim(db: Db, userId: number, key: string, fingerprint: string, abandon
     const query = trx('idempotency_keys').where({ user_id: userId, key }).first();
     if (isPostgres(trx)) query.forUpdate();
     let row = (await query) as Claim | undefined;
-    const age = row ? at.getTime() - Date.parse(`${row.created_utc.replace(' ', 'T')}Z`) : 0;
+    const age = row ? at.getTime() - utcTextToMs(row.created_utc) : 0;
     if (row && (age >= RETENTION_MS || (row.status === null && age >= abandonedAfterMs))) {
       await trx('idempotency_keys').where({ user_id: userId, key }).delete();
       row = undefined;

@@ -15,7 +15,7 @@
  */
 import type { Request } from 'express';
 import type { Knex } from 'knex';
-import { isPostgres } from '../db/dialect';
+import { isPostgres, utcTextToMs } from '../db/dialect';
 import { ApiError } from './errors';
 
 export interface Precondition {
@@ -70,6 +70,6 @@ export async function assertPrecondition(trx: Knex.Transaction, table: 'posts' |
 
 function holds(expect: Precondition, tag: string, modifiedUtc: string): boolean {
   if (expect.ifMatch !== undefined) return expect.ifMatch === '*' || expect.ifMatch.includes(tag);
-  const modified = Date.parse(`${modifiedUtc.replace(' ', 'T')}Z`);
+  const modified = utcTextToMs(modifiedUtc);
   return !(expect.ifUnmodifiedSince && modified > expect.ifUnmodifiedSince.getTime());
 }

@@ -6,7 +6,7 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Executor } from '../db/knex';
-import { toNumber, utcNow } from '../db/dialect';
+import { toNumber, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
 import { hashPassword, verifyPassword } from './passwords';
 
@@ -97,7 +97,7 @@ export async function liveAppPassword(db: Executor, id: number): Promise<AppPass
 
 /** Records a use: at most once a minute per password, or when the address changes. */
 export async function noteUse(db: Executor, row: AppPasswordRow, address: string): Promise<void> {
-  const last = row.last_used_utc ? Date.parse(`${row.last_used_utc.replace(' ', 'T')}Z`) : 0;
+  const last = row.last_used_utc ? utcTextToMs(row.last_used_utc) : 0;
   if (now().getTime() - last < LAST_USED_INTERVAL_MS && row.last_ip === address) return;
   await db('app_passwords').where({ id: row.id }).update({ last_used_utc: utcNow(), last_ip: address });
 }

@@ -12,6 +12,7 @@ import type { Caller } from './roles';
 import { findUserById } from './repository';
 import * as service from './app-password-service';
 import type { AppPasswordRow } from './app-passwords';
+import { utcTextToIso } from '../db/dialect';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
 
@@ -31,7 +32,7 @@ async function owner(req: TypedRequest<keyof HandlerTable>): Promise<number> {
   return id;
 }
 
-const iso = (utc: string | null) => (utc === null ? null : `${utc.replace(' ', 'T')}Z`);
+const iso = (utc: string | null) => (utc === null ? null : utcTextToIso(utc));
 
 function toWire(row: AppPasswordRow) {
   return { uuid: row.uuid, name: row.name, created: iso(row.created_utc) as string, last_used: iso(row.last_used_utc), last_ip: row.last_ip, scope: row.scope };
