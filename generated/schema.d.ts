@@ -1021,6 +1021,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit trail
+         * @description Administrators only (others `403 rest_forbidden`). Every write through the API, the command line or an import: who (user, application password), when, from which address, which operation on which record, and which fields changed with their old and new values; newest first. Entries are kept for `AUDIT_RETENTION_DAYS` (365 by default). A page past the last one answers 200 with an empty list.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/application-passwords": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your application passwords
+         * @description Any logged-in user. Never shows the secrets.
+         */
+        get: operations["listMyAppPasswords"];
+        put?: never;
+        /**
+         * Create an application password
+         * @description Any logged-in user, for themselves. Answers 201 with the secret (`password`), shown this once; it works with HTTP Basic (`login:password`) in place of the user's password, with the user's role, or for reads only with `scope` `read`. An application password with `scope` `read` cannot create another (403).
+         */
+        post: operations["createMyAppPassword"];
+        /**
+         * Revoke all your application passwords
+         * @description Every node refuses them from the next request on.
+         */
+        delete: operations["revokeMyAppPasswords"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/application-passwords/{uuid}": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your application passwords
+         * @description An unknown `uuid` is `404 rest_application_password_not_found`. Every node refuses it from the next request on.
+         */
+        delete: operations["revokeMyAppPassword"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/application-passwords": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a user's application passwords
+         * @description Administrators (any user), or the user themselves; others `403 rest_forbidden`. An unknown user is `404 rest_user_invalid_id`.
+         */
+        get: operations["listUserAppPasswords"];
+        put?: never;
+        /**
+         * Create an application password for a user
+         * @description As `POST /users/me/application-passwords`, for the user `id`; administrators, or the user themselves.
+         */
+        post: operations["createUserAppPassword"];
+        /**
+         * Revoke all of a user's application passwords
+         * @description Administrators, or the user themselves.
+         */
+        delete: operations["revokeUserAppPasswords"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/application-passwords/{uuid}": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of a user's application passwords
+         * @description Administrators, or the user themselves. An unknown `uuid` is `404 rest_application_password_not_found`.
+         */
+        delete: operations["revokeUserAppPassword"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     change: {
@@ -2109,6 +2251,76 @@ export interface components {
             total: number;
             total_pages: number;
         };
+        /** @description One write as the audit trail recorded it. */
+        AuditEntry: {
+            id: number;
+            /** Format: date-time */
+            date_utc: string;
+            /** @description The user who wrote (null for the command line). */
+            user: number | null;
+            /** @description Their login (at the command line, the operating-system user). */
+            login: string | null;
+            /** @description The name of the application password used, if one was. */
+            application_password: string | null;
+            address: string | null;
+            /** @enum {string} */
+            via: "api" | "cli" | "import";
+            /** @enum {string} */
+            operation: "create" | "update" | "trash" | "delete" | "revoke";
+            /** @enum {string} */
+            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+            /** @description The record's id (an application password's uuid). */
+            record: string;
+            /** @description Each changed field with its `old` and `new` value (stored column names and values). Secrets (passwords) are recorded as `[redacted]`. */
+            changes: {
+                [key: string]: {
+                    old?: unknown;
+                    new?: unknown;
+                };
+            };
+        };
+        /** @description A page of audit entries, newest first. */
+        AuditList: components["schemas"]["ListLinks"] & {
+            audit: components["schemas"]["AuditEntry"][];
+        };
+        /** @description An application password, never with its secret: usable with HTTP Basic in place of its user's password, with the user's role, or for reads only (`scope` `read`). */
+        AppPassword: {
+            /** Format: uuid */
+            uuid: string;
+            name: string;
+            /**
+             * Format: date-time
+             * @description When it was created (UTC).
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When it was last used (UTC; recorded at most once a minute), or null.
+             */
+            last_used: string | null;
+            /** @description The client address of its last use, or null. */
+            last_ip: string | null;
+            /**
+             * @description `read`: any write with it is `403 rest_forbidden`; null: whatever the user's role allows.
+             * @enum {string|null}
+             */
+            scope: "read" | null;
+        };
+        AppPasswordWrite: {
+            name?: string;
+            /** @enum {string} */
+            scope?: "read";
+        };
+        AppPasswordCreated: components["schemas"]["AppPassword"] & {
+            /** @description The secret: 24 characters without look-alike letters and digits. Shown this once and never again; only a slow hash of it is stored. Spaces sent with it are ignored. */
+            password: string;
+        };
+        AppPasswordRevoked: {
+            deleted: boolean;
+            /** @description How many were revoked (when all are revoked at once). */
+            count?: number;
+            previous?: components["schemas"]["AppPassword"];
+        };
         /**
          * @description The body of every message. Signed with the Standard Webhooks headers `webhook-id` (stable across retries),
          *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`
@@ -2182,6 +2394,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still being processed (`rest_idempotency_key_in_progress`); retry later. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `Idempotency-Key` was already used by this caller with a different request (`rest_idempotency_key_reused`). */
+        UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The event. */
         EventOk: {
             headers: {
@@ -2193,6 +2423,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description The record has changed since the version named in `If-Match` or `If-Unmodified-Since` (`rest_precondition_failed`); nothing was written. `ETag` and `data.etag` carry the current version. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The record is already in the trash (`event-is-in-trash`, `venue-is-in-trash`, `organizer-is-in-trash`). */
@@ -2281,6 +2521,33 @@ export interface components {
                 "application/json": components["schemas"]["WebhookDelivery"];
             };
         };
+        /** @description The user's application passwords, oldest first, without their secrets. */
+        AppPasswordList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPassword"][];
+            };
+        };
+        /** @description The new application password with its secret, shown this once. */
+        AppPasswordCreated: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPasswordCreated"];
+            };
+        };
+        /** @description Revoked: `{"deleted": true, "previous": …}` for one, `{"deleted": true, "count": N}` for all. */
+        AppPasswordRevoked: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AppPasswordRevoked"];
+            };
+        };
     };
     parameters: {
         /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -2344,10 +2611,16 @@ export interface components {
         event_ticketed: components["schemas"]["Flag"];
         /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
         event_password: string;
+        /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+        idempotency_key: string;
         /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
         post_id: number;
         /** @description The scope of the change in a series (also accepted in the body). */
         event_recurrence_scope: components["schemas"]["RecurrenceScope"];
+        /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+        if_match: string;
+        /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+        if_unmodified_since: string;
         /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
         force: components["schemas"]["Flag"];
         /** @description Slug of the record. */
@@ -2389,6 +2662,20 @@ export interface components {
         webhook_id: number;
         /** @description The delivery's id. */
         delivery_id: number;
+        /** @description Only writes by this user id. */
+        audit_user: number;
+        /** @description Only writes of this kind of record. */
+        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+        /** @description Only writes of the record with this id (with `resource`, one record's history). */
+        audit_id: string;
+        /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
+        audit_after: string;
+        /** @description Only writes at or before this instant (ISO 8601; without a zone, UTC). */
+        audit_before: string;
+        /** @description The `uuid` of the application password. */
+        app_password_uuid: string;
+        /** @description Numeric id of the user. */
+        user_id: number;
     };
     requestBodies: {
         /** @description The new event; `title`, `start_date` and `end_date` are required. Also takes `password`, the event's password. JSON or form-encoded. */
@@ -2522,9 +2809,16 @@ export interface components {
                 "application/json": components["schemas"]["WebhookWrite"];
             };
         };
+        /** @description The new application password's name, and `scope` `read` for one that can only read. */
+        AppPasswordCreate: {
+            content: {
+                "application/json": components["schemas"]["AppPasswordWrite"] & unknown;
+                "application/x-www-form-urlencoded": components["schemas"]["AppPasswordWrite"] & unknown;
+            };
+        };
     };
     headers: {
-        /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. */
+        /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. A single record's ETag starts with its version (`"<id>-<version>.…"`), which `If-Match` on its updates and deletes compares. */
         ETag: string;
         /** @description `public, max-age=<seconds>` (`CACHE_MAX_AGE`, default 30) for anonymous reads; `no-store` for authenticated requests, writes and errors. */
         "Cache-Control": string;
@@ -2540,6 +2834,8 @@ export interface components {
         Link: string;
         /** @description The language of the response's content. */
         "Content-Language": components["schemas"]["Language"];
+        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`: nothing was created this time. */
+        "Idempotent-Replayed": "true";
         /** @description When the event, venue or organizer was last modified (single reads). */
         "Last-Modified": string;
     };
@@ -2706,7 +3002,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2715,6 +3014,7 @@ export interface operations {
             /** @description The created event. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -2725,6 +3025,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -2762,7 +3064,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2776,6 +3083,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2787,7 +3095,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2801,6 +3114,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2816,7 +3130,12 @@ export interface operations {
                 /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
                 password?: components["parameters"]["event_password"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2831,6 +3150,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2842,7 +3162,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -2856,6 +3181,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2948,7 +3274,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2961,6 +3292,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2972,7 +3304,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -2985,6 +3322,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -2998,7 +3336,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3012,6 +3355,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3023,7 +3367,12 @@ export interface operations {
                 /** @description The scope of the change in a series (also accepted in the body). */
                 recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3036,6 +3385,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3104,7 +3454,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3113,6 +3466,7 @@ export interface operations {
             /** @description The created (or reused) venue. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -3123,6 +3477,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3155,7 +3511,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3168,6 +3529,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3177,7 +3539,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3190,6 +3557,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3201,7 +3569,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3215,6 +3588,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3224,7 +3598,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3237,6 +3616,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3269,7 +3649,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3282,6 +3667,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3291,7 +3677,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3304,6 +3695,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3315,7 +3707,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3329,6 +3726,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3338,7 +3736,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3351,6 +3754,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3419,7 +3823,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3428,6 +3835,7 @@ export interface operations {
             /** @description The created (or reused) organizer. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
                     [name: string]: unknown;
                 };
@@ -3438,6 +3846,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3470,7 +3880,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3483,6 +3898,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3492,7 +3908,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3505,6 +3926,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3516,7 +3938,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3530,6 +3957,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3539,7 +3967,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
                 id: components["parameters"]["post_id"];
@@ -3552,6 +3985,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3584,7 +4018,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3597,6 +4036,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3606,7 +4046,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3619,6 +4064,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3630,7 +4076,12 @@ export interface operations {
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3644,6 +4095,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3653,7 +4105,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Slug of the record. */
                 slug: components["parameters"]["slug"];
@@ -3666,6 +4123,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3737,7 +4195,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3746,6 +4207,7 @@ export interface operations {
             /** @description The created category. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The REST URL of the new category. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
@@ -3758,6 +4220,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3789,7 +4253,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3802,6 +4271,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3811,7 +4281,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3824,6 +4299,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3833,7 +4309,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3846,6 +4327,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3855,7 +4337,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -3868,6 +4355,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -3937,7 +4425,10 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                "Idempotency-Key"?: components["parameters"]["idempotency_key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3946,6 +4437,7 @@ export interface operations {
             /** @description The created tag. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description The REST URL of the new tag. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
@@ -3958,6 +4450,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
             default: components["responses"]["Error"];
         };
     };
@@ -3989,7 +4483,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -4002,6 +4501,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -4011,7 +4511,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -4024,6 +4529,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -4033,7 +4539,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -4046,6 +4557,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -4055,7 +4567,12 @@ export interface operations {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
             };
-            header?: never;
+            header?: {
+                /** @description The version the write is based on: the `ETag` of a single read of this record (several, comma-separated, or `*`). When the record has changed since, the write is `412 rest_precondition_failed`, nothing is written and the answer carries the current `ETag`. Only the version part of the tag (before the dot) is compared, so a tag read in any language or by any caller names the same version. Without it, writes behave as before. */
+                "If-Match"?: components["parameters"]["if_match"];
+                /** @description An HTTP date: when the record was modified after it, the write is `412 rest_precondition_failed` and nothing is written. Ignored when `If-Match` is sent or when it is not a valid date (RFC 9110). */
+                "If-Unmodified-Since"?: components["parameters"]["if_unmodified_since"];
+            };
             path: {
                 /** @description Numeric id of the term. */
                 id: components["parameters"]["term_id"];
@@ -4068,6 +4585,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             default: components["responses"]["Error"];
         };
     };
@@ -4323,6 +4841,227 @@ export interface operations {
         requestBody?: never;
         responses: {
             202: components["responses"]["WebhookDeliveryAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Page of the result set to return, starting at 1. */
+                page?: components["parameters"]["page"];
+                /** @description Items per page. Values above 50 are capped to 50. */
+                per_page?: components["parameters"]["per_page"];
+                /** @description Only writes by this user id. */
+                user?: components["parameters"]["audit_user"];
+                /** @description Only writes of this kind of record. */
+                resource?: components["parameters"]["audit_resource"];
+                /** @description Only writes of the record with this id (with `resource`, one record's history). */
+                id?: components["parameters"]["audit_id"];
+                /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
+                after?: components["parameters"]["audit_after"];
+                /** @description Only writes at or before this instant (ISO 8601; without a zone, UTC). */
+                before?: components["parameters"]["audit_before"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries. */
+            200: {
+                headers: {
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listMyAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createMyAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AppPasswordCreate"];
+        responses: {
+            201: components["responses"]["AppPasswordCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeMyAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeMyAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listUserAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createUserAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AppPasswordCreate"];
+        responses: {
+            201: components["responses"]["AppPasswordCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeUserAppPasswords: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeUserAppPassword: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the user. */
+                id: components["parameters"]["user_id"];
+                /** @description The `uuid` of the application password. */
+                uuid: components["parameters"]["app_password_uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AppPasswordRevoked"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

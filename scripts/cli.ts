@@ -3,6 +3,12 @@
  *   user create --login L --role R     prints {"id","login","role","password"} with a generated password
  *   user list                          prints one JSON line per user (no password hashes)
  *   user reset-password --login L      prints {"id","login","role","password"} with a new generated password
+ *   app-password create --login L --name N [--scope read]
+ *                                      prints {"uuid","login","name","scope","password"}: the secret, shown once
+ *   app-password list --login L        prints one JSON line per application password (never the secret)
+ *   app-password revoke --login L (--uuid U | --all)
+ *                                      prints {"revoked": N}
+ * Every write is recorded in the audit trail (via `cli`, by the operating-system user).
  * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database.
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +19,10 @@ import { isUniqueViolation } from '../src/db/dialect';
 import { generatePassword } from '../src/users/passwords';
 import { createUser, findUserByLogin, listUsers, setPassword } from '../src/users/repository';
 import { isRole, ROLES } from '../src/users/roles';
+import os from 'node:os';
+import type { Db } from '../src/db/knex';
+import { audit, changes, type Actor } from '../src/audit/audit';
+import * as appPasswords from '../src/users/app-password-service';
 
 class UsageError extends Error {}
 
@@ -20,7 +30,10 @@ async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { login: { type: 'string' }, role: { type: 'string' } },
+    options: {
+      login: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' },
+      uuid: { type: 'string' }, all: { type: 'boolean' },
+    },
   });
   const command = positionals.join(' ');
   const db = createDb(loadConfig().databaseUrl);
@@ -31,7 +44,11 @@ async function run(argv: string[]): Promise<void> {
       const role = required(values.role, '--role');
       if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
       const password = generatePassword();
-      const user = await createUser(db, login, role, password).catch((err: unknown) => {
+      const user = await db.transaction(async (trx) => {
+        const created = await createUser(trx, login, role, password);
+        await audit(trx, OPERATOR, 'create', 'user', created.id, changes(undefined, { login, role, password }));
+        return created;
+      }).catch((err: unknown) => {
         throw isUniqueViolation(err) ? new UsageError(`a user with login "${login}" exists`) : err;
       });
       print({ id: user.id, login: user.login, role: user.role, password });
@@ -42,13 +59,46 @@ async function run(argv: string[]): Promise<void> {
       const user = await findUserByLogin(db, login);
       if (!user) throw new UsageError(`no user with login "${login}"`);
       const password = generatePassword();
-      await setPassword(db, user.id, password);
+      await db.transaction(async (trx) => {
+        await setPassword(trx, user.id, password);
+        await audit(trx, OPERATOR, 'update', 'user', user.id, { password: { old: '[redacted]', new: '[redacted]' } });
+      });
       print({ id: user.id, login: user.login, role: user.role, password });
+    } else if (positionals[0] === 'app-password') {
+      await appPassword(db, positionals[1], values);
     } else {
-      throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L');
+      throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L'
+        + ' | app-password create --login L --name N [--scope read] | app-password list --login L'
+        + ' | app-password revoke --login L (--uuid U | --all)');
     }
   } finally {
     await db.destroy();
+  }
+}
+
+/** The operator at the CLI, as the audit trail records them. */
+const OPERATOR: Actor = { userId: null, login: os.userInfo().username, appPassword: null, address: null, via: 'cli' };
+
+async function appPassword(db: Db, command: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
+  const login = required(values.login as string | undefined, '--login');
+  const user = await findUserByLogin(db, login);
+  if (!user) throw new UsageError(`no user with login "${login}"`);
+  if (command === 'create') {
+    const name = required((values.name as string | undefined)?.trim(), '--name');
+    if (values.scope !== undefined && values.scope !== 'read') throw new UsageError('--scope must be read');
+    const { row, password } = await appPasswords.create(db, OPERATOR, user.id, name, values.scope === 'read' ? 'read' : null);
+    print({ uuid: row.uuid, login, name: row.name, scope: row.scope, password });
+  } else if (command === 'list') {
+    for (const row of await appPasswords.listFor(db, user.id)) {
+      print({ uuid: row.uuid, login, name: row.name, scope: row.scope, created_utc: row.created_utc, last_used_utc: row.last_used_utc, last_ip: row.last_ip });
+    }
+  } else if (command === 'revoke') {
+    if (!values.all && !values.uuid) throw new UsageError('--uuid U or --all is required');
+    const rows = await appPasswords.revoke(db, OPERATOR, user.id, values.all ? undefined : (values.uuid as string));
+    if (!values.all && !rows.length) throw new UsageError(`no application password with uuid "${String(values.uuid)}"`);
+    print({ revoked: rows.length });
+  } else {
+    throw new UsageError('usage: cli app-password create|list|revoke --login L …');
   }
 }
 

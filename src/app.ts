@@ -18,6 +18,7 @@ import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
 import { conditionalReads } from './http/caching';
+import { idempotentCreate } from './http/idempotency';
 import { assertClean, requestGuard } from './http/guard';
 import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
@@ -65,7 +66,9 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   }));
   app.use(namespace, headAsGet.after);
   for (const op of spec.operations) {
-    app[op.method](namespace + op.expressPath, bindOperation(op), handlers[op.operationId as keyof typeof handlers] as RequestHandler);
+    const handler = handlers[op.operationId as keyof typeof handlers] as RequestHandler;
+    const once = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? [idempotentCreate] : [];
+    app[op.method](namespace + op.expressPath, bindOperation(op), ...once, handler);
   }
   app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });
   app.use(errorHandler);
@@ -138,7 +141,7 @@ function readiness({ db }: AppContext): RequestHandler {
   };
 }
 
-/** One log line per request with a request id (sent back as X-Request-Id); query passwords are masked. */
+/** One log line per request with a request id (sent back as X-Request-Id); query passwords and feed keys are masked. */
 function requestLogger(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
@@ -161,5 +164,5 @@ function requestLogger(logger: Logger): RequestHandler {
 }
 
 export function maskSecrets(url: string): string {
-  return url.replace(/([?&](?:password|pass|pwd)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:password|pass|pwd|key)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
 }

@@ -24,6 +24,8 @@ export interface Config {
   bodyLimit: string;
   /** Seconds anonymous GET answers may be cached publicly (0: never). */
   cacheMaxAge: number;
+  /** Days audit entries are kept (`AUDIT_RETENTION_DAYS`). */
+  auditRetentionDays: number;
   /** Allowed CORS origins: '*' (default), a comma-separated list, or none when empty. */
   corsOrigins: string[] | '*';
   /** Longest a request may take before the server gives up on it. */
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     loginFailureWindowSeconds: integer(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS', 1, 86_400 * 30),
     bodyLimit: env.BODY_LIMIT || '1mb',
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
+    auditRetentionDays: integer(env.AUDIT_RETENTION_DAYS, 365, 'AUDIT_RETENTION_DAYS', 1, 36_500),
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),

@@ -11,6 +11,7 @@ import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
 import { startHorizonJob } from './resources/series/service';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
+import { startRetention } from './audit/retention';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const dispatcher = startDispatcher(context, logger); // webhooks go out from here, never from a request
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
+  const stopRetention = startRetention(db, config.auditRetentionDays, logger);
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
   });
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    stopRetention();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     stopHorizonJob();
     await terminator.terminate();

@@ -37,6 +37,16 @@ export function utcAt(instant: Date | number): string {
   return new Date(instant).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/** Stored UTC text as RFC 3339 (`2027-06-15T12:00:00Z`), for the wire. */
+export function utcTextToIso(text: string): string {
+  return `${text.replace(' ', 'T')}Z`;
+}
+
+/** Stored UTC text back to epoch milliseconds. */
+export function utcTextToMs(text: string): number {
+  return Date.parse(`${text.replace(' ', 'T')}Z`);
+}
+
 /** A unique-constraint violation (SQLite or PostgreSQL): the caller may retry after re-reading. */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;

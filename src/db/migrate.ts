@@ -9,6 +9,7 @@ import * as termCounts from './migrations/004_term_counts';
 import * as search from './migrations/005_search';
 import * as series from './migrations/006_series';
 import * as integrations from './migrations/007_integrations';
+import * as teams from './migrations/008_teams';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -21,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['005_search', search],
   ['006_series', series],
   ['007_integrations', integrations],
+  ['008_teams', teams],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -8,6 +8,7 @@ import type { RequestHandler, Response } from 'express';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
+import { versionTag } from './preconditions';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;
@@ -21,7 +22,9 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
     const who = caller(req); // known once authentication has run
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
       const hash = createHash('sha256').update(`${who?.id ?? 0}|${requestLanguage(req)}|`).update(body).digest('base64url');
-      res.setHeader('ETag', `"${hash.slice(0, 32)}"`);
+      // a single record's version tag leads its ETag, so that `If-Match` can name the version (http/preconditions.ts)
+      const version = res.locals.version as string | undefined;
+      res.setHeader('ETag', `"${version ? `${version}.` : ''}${hash.slice(0, 32)}"`);
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
       res.setHeader('Cache-Control', who || !maxAge || res.locals.noStore ? 'no-store' : `public, max-age=${maxAge}`);
     } else {
@@ -32,8 +35,16 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** `Last-Modified` of a single record, from its UTC modification time (`YYYY-MM-DD HH:MM:SS`). */
-export function lastModified(res: Response, modifiedUtc: string): void {
+/**
+ * `Last-Modified` of a single record, from its UTC modification time (`YYYY-MM-DD HH:MM:SS`), and its version for
+ * the ETag.
+ */
+export function singleRecord(res: Response, row: { id: number; version: number; modified_utc: string }): void {
+  res.locals.version = versionTag(row);
+  lastModified(res, row.modified_utc);
+}
+
+function lastModified(res: Response, modifiedUtc: string): void {
   const date = new Date(`${modifiedUtc.replace(' ', 'T')}Z`);
   if (!Number.isNaN(date.getTime())) res.setHeader('Last-Modified', date.toUTCString());
 }

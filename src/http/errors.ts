@@ -60,6 +60,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (error.status === 500) req.log?.error({ err }, 'request failed');
   if (res.headersSent) return;
   if (error.status === 429 && typeof error.data.retry_after === 'number') res.setHeader('Retry-After', String(error.data.retry_after));
+  if (error.status === 412 && typeof error.data.etag === 'string') res.setHeader('ETag', error.data.etag);
   res.status(error.status).json(toWire(error, requestLanguage(req)));
 };
 

@@ -21,7 +21,7 @@ export function paging(query: { page?: number; per_page?: number }): Paging {
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags';
+type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'audit';
 
 interface ListPage<T> {
   key: ListKey;
@@ -35,7 +35,7 @@ interface ListPage<T> {
 /** Sends a list page. Events, venues and organizers answer 404 `<kind>-archive-page-not-found` past the last page. */
 export function sendList<T>(req: RequestLike, res: Response, { key, items, total, paging: { page, perPage }, path = key }: ListPage<T>): void {
   const totalPages = Math.ceil(total / perPage);
-  const isTerm = key === 'categories' || key === 'tags';
+  const isTerm = key === 'categories' || key === 'tags' || key === 'audit'; // no 404 past the last page
   if (!isTerm && page > 1 && items.length === 0) {
     const kind = key.slice(0, -1);
     throw new ApiError(404, `${kind}-archive-page-not-found`, 'archive_page_not_found');

@@ -6,6 +6,8 @@ import { eventHandlers } from '../resources/events/handlers';
 import { linkedHandlers } from '../resources/linked/handlers';
 import { changeHandlers } from '../integrations/handlers';
 import { webhookHandlers } from '../integrations/webhooks/handlers';
+import { appPasswordHandlers } from '../users/handlers';
+import { auditHandlers } from '../audit/handlers';
 
 export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers,
-  ...changeHandlers, ...webhookHandlers };
+  ...changeHandlers, ...webhookHandlers, ...appPasswordHandlers, ...auditHandlers };

@@ -3,6 +3,8 @@
  * same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
  * goes through `can` (coarse, before validation) and the object rules below (per record, in the handlers).
  */
+import type { AppPasswordUse } from './app-passwords';
+
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -15,8 +17,13 @@ const POST_CAPS = [
 ] as const;
 type PostCap = (typeof POST_CAPS)[number];
 
-/** A capability name: `edit_events`, `publish_venues`, `manage_categories`… */
-export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files' | 'manage_options';
+/**
+ * A capability name: `edit_events`, `publish_venues`, `manage_categories`… `manage_options` (administrators): site
+ * settings such as webhooks; `manage_app_passwords` (every role): managing application passwords, one's own; whose,
+ * is the handler's rule (users/handlers.ts).
+ */
+export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files' | 'manage_options'
+  | 'manage_app_passwords';
 
 const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
   administrator: POST_CAPS,
@@ -32,6 +39,7 @@ const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = Object.fromEntries(
     if (role === 'administrator' || role === 'editor') caps.push('manage_categories');
     if (role === 'administrator' || role === 'editor' || role === 'author') caps.push('upload_files');
     if (role === 'administrator') caps.push('manage_options'); // site settings: webhooks
+    caps.push('manage_app_passwords');
     return [role, new Set(caps)];
   }),
 ) as unknown as Record<Role, ReadonlySet<Capability>>;
@@ -40,6 +48,12 @@ export interface Caller {
   id: number;
   login: string;
   role: Role;
+  /** Set when the caller authenticated with one of their application passwords (never the secret). */
+  appPassword?: AppPasswordUse;
+  /** The client address (audit trail). */
+  address?: string;
+  /** How the write arrives (audit trail); `api` when unset. */
+  via?: 'api' | 'cli' | 'import';
 }
 
 export function isRole(value: string): value is Role {
@@ -47,7 +61,7 @@ export function isRole(value: string): value is Role {
 }
 
 export function isCapability(value: string): value is Capability {
-  return value === 'manage_categories' || value === 'upload_files' || value === 'manage_options' ||
+  return value === 'manage_categories' || value === 'upload_files' || value === 'manage_options' || value === 'manage_app_passwords' ||
     POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`));
 }
 

@@ -17,7 +17,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body.servers[0].url).toBe(`${root()}${NS}/`);
     const operations = Object.values(res.body.paths as Record<string, Record<string, unknown>>)
       .flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]));
-    expect(operations).toHaveLength(63);
+    expect(operations).toHaveLength(72);
     expect(res.body.paths['/events'].get).toBeDefined();
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
@@ -51,6 +51,10 @@ describe.each(ENGINES)('platform on %s', (engine) => {
         '/calendar/events/v1/webhooks/(?P<id>\\d+)/ping', '/calendar/events/v1/webhooks/(?P<id>\\d+)/rotate-secret',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)/deliveries',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>\\d+)/retry',
+        '/calendar/events/v1/audit',
+        '/calendar/events/v1/users/me/application-passwords', '/calendar/events/v1/users/me/application-passwords/(?P<uuid>[^/]+)',
+        '/calendar/events/v1/users/(?P<id>\\d+)/application-passwords',
+        '/calendar/events/v1/users/(?P<id>\\d+)/application-passwords/(?P<uuid>[^/]+)',
       ]);
       const item = res.body.routes['/calendar/events/v1/categories/(?P<id>\\d+)'];
       expect(item.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);

@@ -75,4 +75,12 @@ export const de: Catalogue = {
   webhook_url_invalid: '{name} muss eine http- oder https-URL zu einem öffentlichen Host sein.',
   webhook_not_found: 'Kein Webhook mit dieser ID.',
   delivery_not_found: 'Keine Zustellung mit dieser ID für diesen Webhook.',
+  precondition_failed: 'Der Datensatz hat sich seit der in If-Match oder If-Unmodified-Since genannten Version geändert.',
+  idempotency_key_reused: 'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet.',
+  idempotency_key_in_progress: 'Eine Anfrage mit diesem Idempotency-Key wird noch verarbeitet.',
+  idempotency_key_invalid: '{name} muss aus 1 bis 255 sichtbaren ASCII-Zeichen bestehen.',
+  app_password_read_only: 'Dieses Anwendungspasswort darf nur lesen.',
+  app_password_not_found: 'Kein Anwendungspasswort mit dieser UUID.',
+  app_password_name_empty: 'Für das Anwendungspasswort ist ein Name erforderlich.',
+  user_not_found: 'Kein Benutzer mit dieser ID.',
 };

@@ -73,6 +73,14 @@ export const en = {
   webhook_url_invalid: '{name} must be an http or https URL to a public host.',
   webhook_not_found: 'No webhook with this id.',
   delivery_not_found: 'No delivery with this id for this webhook.',
+  precondition_failed: 'The record has changed since the version named in If-Match or If-Unmodified-Since.',
+  idempotency_key_reused: 'This Idempotency-Key was already used with a different request.',
+  idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed.',
+  idempotency_key_invalid: '{name} must be 1 to 255 visible ASCII characters.',
+  app_password_read_only: 'This application password may only read.',
+  app_password_not_found: 'No application password with that uuid.',
+  app_password_name_empty: 'A name is required for the application password.',
+  user_not_found: 'No user with that id.',
 } as const;
 
 export type MessageKey = keyof typeof en;

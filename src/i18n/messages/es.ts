@@ -75,4 +75,12 @@ export const es: Catalogue = {
   webhook_url_invalid: '{name} debe ser una URL http o https a un host público.',
   webhook_not_found: 'No hay ningún webhook con este id.',
   delivery_not_found: 'No hay ninguna entrega con este id para este webhook.',
+  precondition_failed: 'El registro ha cambiado desde la versión indicada en If-Match o If-Unmodified-Since.',
+  idempotency_key_reused: 'Esta Idempotency-Key ya se usó con una petición distinta.',
+  idempotency_key_in_progress: 'Una petición con esta Idempotency-Key todavía se está procesando.',
+  idempotency_key_invalid: '{name} debe tener de 1 a 255 caracteres ASCII visibles.',
+  app_password_read_only: 'Esta contraseña de aplicación solo permite leer.',
+  app_password_not_found: 'No hay ninguna contraseña de aplicación con ese uuid.',
+  app_password_name_empty: 'La contraseña de aplicación necesita un nombre.',
+  user_not_found: 'No hay ningún usuario con ese id.',
 };

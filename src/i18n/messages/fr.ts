@@ -75,4 +75,12 @@ export const fr: Catalogue = {
   webhook_url_invalid: '{name} doit être une URL http ou https vers un hôte public.',
   webhook_not_found: 'Aucun webhook avec cet identifiant.',
   delivery_not_found: 'Aucune livraison avec cet identifiant pour ce webhook.',
+  precondition_failed: 'L’enregistrement a changé depuis la version indiquée dans If-Match ou If-Unmodified-Since.',
+  idempotency_key_reused: 'Cette Idempotency-Key a déjà servi pour une autre requête.',
+  idempotency_key_in_progress: 'Une requête avec cette Idempotency-Key est encore en cours de traitement.',
+  idempotency_key_invalid: '{name} doit compter de 1 à 255 caractères ASCII visibles.',
+  app_password_read_only: 'Ce mot de passe d’application ne permet que la lecture.',
+  app_password_not_found: 'Aucun mot de passe d’application avec cet uuid.',
+  app_password_name_empty: 'Un nom est requis pour le mot de passe d’application.',
+  user_not_found: 'Aucun utilisateur avec cet identifiant.',
 };

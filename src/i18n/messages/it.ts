@@ -75,4 +75,12 @@ export const it: Catalogue = {
   webhook_url_invalid: '{name} deve essere un URL http o https verso un host pubblico.',
   webhook_not_found: 'Nessun webhook con questo id.',
   delivery_not_found: 'Nessuna consegna con questo id per questo webhook.',
+  precondition_failed: 'Il record è cambiato rispetto alla versione indicata in If-Match o If-Unmodified-Since.',
+  idempotency_key_reused: 'Questa Idempotency-Key è già stata usata con una richiesta diversa.',
+  idempotency_key_in_progress: 'Una richiesta con questa Idempotency-Key è ancora in elaborazione.',
+  idempotency_key_invalid: '{name} deve contenere da 1 a 255 caratteri ASCII visibili.',
+  app_password_read_only: 'Questa password per le applicazioni consente solo la lettura.',
+  app_password_not_found: 'Nessuna password per le applicazioni con questo uuid.',
+  app_password_name_empty: 'È richiesto un nome per la password per le applicazioni.',
+  user_not_found: 'Nessun utente con questo id.',
 };

@@ -75,4 +75,12 @@ export const ja: Catalogue = {
   webhook_url_invalid: '{name} は公開ホストへの http または https の URL でなければなりません。',
   webhook_not_found: 'この ID の Webhook はありません。',
   delivery_not_found: 'この Webhook にこの ID の配信はありません。',
+  precondition_failed: 'If-Match または If-Unmodified-Since で指定されたバージョン以降にレコードが変更されています。',
+  idempotency_key_reused: 'この Idempotency-Key は別のリクエストで既に使われています。',
+  idempotency_key_in_progress: 'この Idempotency-Key のリクエストはまだ処理中です。',
+  idempotency_key_invalid: '{name} は 1〜255 文字の表示可能な ASCII 文字でなければなりません。',
+  app_password_read_only: 'このアプリケーションパスワードは読み取り専用です。',
+  app_password_not_found: 'その uuid のアプリケーションパスワードはありません。',
+  app_password_name_empty: 'アプリケーションパスワードには名前が必要です。',
+  user_not_found: 'その ID のユーザーはいません。',
 };

@@ -75,4 +75,12 @@ export const nb: Catalogue = {
   webhook_url_invalid: '{name} må være en http- eller https-URL til en offentlig vert.',
   webhook_not_found: 'Ingen webhook med denne ID-en.',
   delivery_not_found: 'Ingen levering med denne ID-en for denne webhooken.',
+  precondition_failed: 'Posten er endret siden versjonen oppgitt i If-Match eller If-Unmodified-Since.',
+  idempotency_key_reused: 'Denne Idempotency-Key er allerede brukt med en annen forespørsel.',
+  idempotency_key_in_progress: 'En forespørsel med denne Idempotency-Key behandles fortsatt.',
+  idempotency_key_invalid: '{name} må være 1 til 255 synlige ASCII-tegn.',
+  app_password_read_only: 'Dette applikasjonspassordet kan bare lese.',
+  app_password_not_found: 'Ingen applikasjonspassord med den uuid-en.',
+  app_password_name_empty: 'Applikasjonspassordet må ha et navn.',
+  user_not_found: 'Ingen bruker med den ID-en.',
 };

@@ -75,4 +75,12 @@ export const nl: Catalogue = {
   webhook_url_invalid: '{name} moet een http- of https-URL naar een openbare host zijn.',
   webhook_not_found: 'Geen webhook met deze id.',
   delivery_not_found: 'Geen aflevering met deze id voor deze webhook.',
+  precondition_failed: 'Het record is gewijzigd sinds de versie die in If-Match of If-Unmodified-Since is genoemd.',
+  idempotency_key_reused: 'Deze Idempotency-Key is al gebruikt met een ander verzoek.',
+  idempotency_key_in_progress: 'Een verzoek met deze Idempotency-Key wordt nog verwerkt.',
+  idempotency_key_invalid: '{name} moet uit 1 tot 255 zichtbare ASCII-tekens bestaan.',
+  app_password_read_only: 'Dit applicatiewachtwoord mag alleen lezen.',
+  app_password_not_found: 'Geen applicatiewachtwoord met die uuid.',
+  app_password_name_empty: 'Een naam is vereist voor het applicatiewachtwoord.',
+  user_not_found: 'Geen gebruiker met die id.',
 };

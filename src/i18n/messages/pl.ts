@@ -78,4 +78,12 @@ export const pl: Catalogue = {
   webhook_url_invalid: '{name} musi być adresem URL http lub https do publicznego hosta.',
   webhook_not_found: 'Brak webhooka o tym identyfikatorze.',
   delivery_not_found: 'Brak dostarczenia o tym identyfikatorze dla tego webhooka.',
+  precondition_failed: 'Rekord zmienił się od wersji podanej w If-Match lub If-Unmodified-Since.',
+  idempotency_key_reused: 'Ten Idempotency-Key został już użyty z innym żądaniem.',
+  idempotency_key_in_progress: 'Żądanie z tym Idempotency-Key jest nadal przetwarzane.',
+  idempotency_key_invalid: '{name} musi mieć od 1 do 255 widocznych znaków ASCII.',
+  app_password_read_only: 'To hasło aplikacji pozwala tylko na odczyt.',
+  app_password_not_found: 'Brak hasła aplikacji o tym uuid.',
+  app_password_name_empty: 'Hasło aplikacji wymaga nazwy.',
+  user_not_found: 'Brak użytkownika o tym identyfikatorze.',
 };

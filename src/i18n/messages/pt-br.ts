@@ -75,4 +75,12 @@ export const ptBr: Catalogue = {
   webhook_url_invalid: '{name} deve ser uma URL http ou https para um host público.',
   webhook_not_found: 'Nenhum webhook com este id.',
   delivery_not_found: 'Nenhuma entrega com este id para este webhook.',
+  precondition_failed: 'O registro mudou desde a versão indicada em If-Match ou If-Unmodified-Since.',
+  idempotency_key_reused: 'Esta Idempotency-Key já foi usada com uma requisição diferente.',
+  idempotency_key_in_progress: 'Uma requisição com esta Idempotency-Key ainda está sendo processada.',
+  idempotency_key_invalid: '{name} deve ter de 1 a 255 caracteres ASCII visíveis.',
+  app_password_read_only: 'Esta senha de aplicativo só permite leitura.',
+  app_password_not_found: 'Nenhuma senha de aplicativo com esse uuid.',
+  app_password_name_empty: 'A senha de aplicativo precisa de um nome.',
+  user_not_found: 'Nenhum usuário com esse id.',
 };

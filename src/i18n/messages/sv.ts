@@ -75,4 +75,12 @@ export const sv: Catalogue = {
   webhook_url_invalid: '{name} måste vara en http- eller https-URL till en publik värd.',
   webhook_not_found: 'Ingen webhook med detta id.',
   delivery_not_found: 'Ingen leverans med detta id för denna webhook.',
+  precondition_failed: 'Posten har ändrats sedan versionen som anges i If-Match eller If-Unmodified-Since.',
+  idempotency_key_reused: 'Denna Idempotency-Key har redan använts med en annan begäran.',
+  idempotency_key_in_progress: 'En begäran med denna Idempotency-Key behandlas fortfarande.',
+  idempotency_key_invalid: '{name} måste vara 1 till 255 synliga ASCII-tecken.',
+  app_password_read_only: 'Detta programlösenord får bara läsa.',
+  app_password_not_found: 'Inget programlösenord med det uuid:t.',
+  app_password_name_empty: 'Programlösenordet måste ha ett namn.',
+  user_not_found: 'Ingen användare med det id:t.',
 };

@@ -6,7 +6,8 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
-import { lastModified } from '../../http/caching';
+import { singleRecord } from '../../http/caching';
+import { precondition } from '../../http/preconditions';
 import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
@@ -85,13 +86,13 @@ const handlers = {
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
     service.assertReadable(row, caller(req), password);
-    lastModified(res, row.modified_utc);
+    singleRecord(res, row);
     await send(req, res, context(req).db, row, 200, true);
   },
   async update(req: Req<'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'>, res: Response) {
     const { db, config } = context(req);
     const row = await target(req);
-    const written = await service.updateEvent(db, config, caller(req) as Caller, row, req.body ?? {}, requestLanguage(req), scopeOf(req));
+    const written = await service.updateEvent(db, config, caller(req) as Caller, row, req.body ?? {}, requestLanguage(req), scopeOf(req), precondition(req));
     // the event asked for, as the series write left it (the series event when `all` regenerated it away)
     await send(req, res, db, (await repo.findEvent(db, row.id)) ?? (await reload(db, written)));
   },
@@ -99,7 +100,7 @@ const handlers = {
     const { db } = context(req);
     const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
-    await send(req, res, db, await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req)));
+    await send(req, res, db, await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req), precondition(req)));
   },
 };
 

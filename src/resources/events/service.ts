@@ -12,6 +12,8 @@ import { parseCost } from '../../domain/cost';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
+import { audit, changes } from '../../audit/audit';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
@@ -78,6 +80,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
     await syncSearch(trx, 'posts', [id]);
     await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
+    await audit(trx, caller, 'create', 'event', id, changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }));
     await recordChange(trx, 'event', id, 'created');
     return id;
   });
@@ -86,11 +89,13 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
 /**
  * Updates the fields sent, after the per-event edit check (the by-slug routes resolve the slug first). In a series,
  * `scope` says which occurrences the change is for (`all` writes the series event and regenerates the others).
- * Answers the id of the event written.
+ * `expect` is the caller's `If-Match`/`If-Unmodified-Since`, checked in the write's transaction. Answers the id of
+ * the event written.
  */
-export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language, scope?: series.Scope): Promise<number> {
+export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language, scope?: series.Scope, expect?: Precondition): Promise<number> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   return transactionWithRetry(db, async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     const plan = await series.planFor(trx, row.id, scope);
     const target = plan.kind === 'all' && plan.seriesId !== row.id ? await eventById(trx, plan.seriesId) : row;
     if (target !== row && !canChange(caller, 'edit', 'events', owned(target))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
@@ -116,13 +121,16 @@ async function writeUpdate(trx: Knex.Transaction, config: Readonly<Config>, call
   await write.links(trx, row.id);
   if (SEARCHED.some((field) => write.post[field] !== undefined)) await syncSearch(trx, 'posts', [row.id]);
   if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+  const written = { ...write.post, ...(slug ? { slug } : {}), ...write.event, ...linksSent(body) };
+  await audit(trx, caller, 'update', 'event', row.id, changes(row as unknown as Record<string, unknown>, written));
 }
 
 /** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
-export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean, scope?: series.Scope): Promise<EventRow> {
+export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean, scope?: series.Scope, expect?: Precondition): Promise<EventRow> {
   if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     await series.deleteScoped(trx, await series.planFor(trx, row.id, scope), force, row.id);
     const terms = await termIdsOfPosts(trx, [row.id]);
     if (force) {
@@ -132,6 +140,7 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
       await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
       await repo.updateEvent(trx, row.id, { status: 'trash' });
     }
+    await audit(trx, caller, force ? 'delete' : 'trash', 'event', row.id, { title: { old: row.title }, status: { old: row.status, new: force ? undefined : 'trash' } });
     await refreshCounts(trx, terms);
     await recordChange(trx, 'event', row.id, 'deleted');
   });
@@ -141,6 +150,11 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
 
 /** The post columns an event's search document is made of. */
 const SEARCHED = ['title', 'content', 'excerpt'] as const;
+
+/** The links a write sent (organizers, categories, tags), as sent: recorded in the audit trail as new values. */
+function linksSent(body: EventWrite): Record<string, unknown> {
+  return { organizer: body.organizer, categories: body.categories, tags: body.tags };
+}
 
 interface PreparedWrite {
   post: Partial<posts.PostValues>;

@@ -6,7 +6,8 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
-import { lastModified } from '../../http/caching';
+import { singleRecord } from '../../http/caching';
+import { precondition } from '../../http/preconditions';
 import type { Executor } from '../../db/knex';
 import type { Caller } from '../../users/roles';
 import { imagesByIds } from '../images/images';
@@ -55,20 +56,20 @@ function handlersFor(kind: LinkedKind) {
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
       const row = await target(req);
       service.assertReadable(kind, row, caller(req));
-      lastModified(res, row.modified_utc);
+      singleRecord(res, row);
       await send(req, res, row.id, 200, true);
     },
     async update(req: AnyReq, res: Response) {
       const { db, config } = context(req);
       const row = await target(req);
-      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite, requestLanguage(req));
+      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite, requestLanguage(req), precondition(req));
       await send(req, res, row.id);
     },
     async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: Response) {
       const { db } = context(req);
       const row = await target(req);
       const force = req.query.force !== undefined && isTrue(req.query.force);
-      const result = await service.deleteLinked(db, kind, caller(req) as Caller, row, force);
+      const result = await service.deleteLinked(db, kind, caller(req) as Caller, row, force, precondition(req));
       res.json((await wire(req, db, [result], false))[0]);
     },
   };

@@ -11,6 +11,8 @@ import { formatUtc, parseDateInput } from '../../domain/dates';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
+import { audit, changes } from '../../audit/audit';
 import { isTruthyText } from '../../http/params';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
@@ -90,29 +92,34 @@ function duplicateMatch(kind: LinkedKind, body: LinkedWrite): Record<string, str
 }
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
-export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language): Promise<void> {
+export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language, expect?: Precondition): Promise<void> {
   if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   await transactionWithRetry(db, async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     await writeFields(trx, config, kind, caller, body, language, row);
     await recordChange(trx, kind.type, row.id, 'updated');
   });
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
-export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean): Promise<LinkedRow> {
+export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean, expect?: Precondition): Promise<LinkedRow> {
   if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (force) {
     await db.transaction(async (trx) => {
+      await assertPrecondition(trx, 'posts', row.id, expect);
       await posts.deletePost(trx, row.id);
       await syncSearch(trx, 'posts', [row.id]);
+      await audit(trx, caller, 'delete', kind.type, row.id, { title: { old: row.title }, status: { old: row.status } });
       await recordChange(trx, kind.type, row.id, 'deleted');
     });
     return row;
   }
   if (row.status === 'trash') throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
+    await assertPrecondition(trx, 'posts', row.id, expect);
     await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
     await repo.unlinkFromEvents(trx, kind, row.id);
+    await audit(trx, caller, 'trash', kind.type, row.id, { status: { old: row.status, new: 'trash' } });
     await recordChange(trx, kind.type, row.id, 'deleted');
   });
   return (await kind.load(db, [row.id])).get(row.id) as LinkedRow;
@@ -147,6 +154,8 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
   await syncSearch(trx, 'posts', [id]);
+  // the one audit entry of a create, a reused duplicate or an update
+  await audit(trx, caller, current ? 'update' : 'create', kind.type, id, changes(current as Record<string, unknown> | undefined, { ...post, ...details }));
 }
 
 /** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */

@@ -18,12 +18,14 @@ export interface PostRow {
   password: string;
   date_utc: string;
   modified_utc: string;
+  /** Raised by every update: the record's version (`If-Match`, http/preconditions.ts). */
+  version: number;
 }
 
-export type PostValues = Omit<PostRow, 'id'>;
+export type PostValues = Omit<PostRow, 'id' | 'version'>;
 
 export function normalisePost<T extends PostRow>(row: T): T {
-  return { ...row, id: toNumber(row.id), author_id: row.author_id === null ? null : toNumber(row.author_id) };
+  return { ...row, id: toNumber(row.id), version: toNumber(row.version), author_id: row.author_id === null ? null : toNumber(row.author_id) };
 }
 
 export async function findPostBySlug(db: Executor, type: PostType, slug: string): Promise<PostRow | undefined> {
@@ -52,7 +54,7 @@ export async function insertPost(db: Executor, values: PostValues): Promise<numb
 }
 
 export async function updatePost(db: Executor, id: number, values: Partial<PostValues>): Promise<void> {
-  if (Object.keys(values).length) await db('posts').where({ id }).update(values);
+  if (Object.keys(values).length) await db('posts').where({ id }).update({ ...values, version: db.raw('version + 1') });
 }
 
 export async function deletePost(db: Executor, id: number): Promise<void> {

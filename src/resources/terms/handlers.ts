@@ -4,6 +4,10 @@ import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
+import { singleRecord } from '../../http/caching';
+import { precondition } from '../../http/preconditions';
+import { caller } from '../../http/auth';
+import type { Caller } from '../../users/roles';
 import { toWireTerm, termUrls } from './mapper';
 import * as service from './service';
 import type { TermRow } from './repository';
@@ -24,17 +28,19 @@ function handlersFor(info: TaxonomyInfo) {
       sendList(req, res, { key: info.key, items: await wire(req, rows), total, paging: page });
     },
     async create(req: Req<'createCategory', 'createTag'>, res: Response) {
-      const term = await service.createTerm(context(req).db, info, req.body, requestLanguage(req));
+      const term = await service.createTerm(context(req).db, info, caller(req) as Caller, req.body, requestLanguage(req));
       res.status(201).location(termUrls(req, info, term).self).json(await one(req, term));
     },
     async get(req: Req<'getCategory', 'getTag'>, res: Response) {
-      res.json(await one(req, await service.getTerm(context(req).db, info, req.params.id)));
+      const term = await service.getTerm(context(req).db, info, req.params.id);
+      singleRecord(res, term);
+      res.json(await one(req, term));
     },
     async update(req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>, res: Response) {
-      res.json(await one(req, await service.updateTerm(context(req).db, info, req.params.id, req.body ?? {}, requestLanguage(req))));
+      res.json(await one(req, await service.updateTerm(context(req).db, info, caller(req) as Caller, req.params.id, req.body ?? {}, requestLanguage(req), precondition(req))));
     },
     async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
-      res.json(await one(req, await service.deleteTerm(context(req).db, info, req.params.id)));
+      res.json(await one(req, await service.deleteTerm(context(req).db, info, caller(req) as Caller, req.params.id, precondition(req))));
     },
   };
 }

@@ -1,7 +1,7 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { lockRows, toNumber } from '../../db/dialect';
+import { lockRows, toNumber, utcNow } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
@@ -18,6 +18,9 @@ export interface TermRow {
   language: string;
   /** Published events with this term. */
   count: number;
+  /** Raised by every update: the term's version (`If-Match`, http/preconditions.ts). */
+  version: number;
+  modified_utc: string;
 }
 
 export interface TermFilters {
@@ -62,7 +65,7 @@ export async function termIdsOfPosts(db: Executor, postIds: number[]): Promise<n
 }
 
 function normalise(row: TermRow): TermRow {
-  return { ...row, id: toNumber(row.id), parent: toNumber(row.parent), count: toNumber(row.count) };
+  return { ...row, id: toNumber(row.id), parent: toNumber(row.parent), count: toNumber(row.count), version: toNumber(row.version) };
 }
 
 export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
@@ -156,12 +159,13 @@ export interface TermValues {
 }
 
 export async function insertTerm(db: Executor, taxonomy: Taxonomy, values: TermValues): Promise<number> {
-  const [row] = await db('terms').insert({ taxonomy, ...values }).returning('id');
+  const [row] = await db('terms').insert({ taxonomy, ...values, modified_utc: utcNow() }).returning('id');
   return toNumber(row.id);
 }
 
 export async function updateTerm(db: Executor, taxonomy: Taxonomy, id: number, values: Partial<TermValues>): Promise<void> {
-  if (Object.keys(values).length) await db('terms').where({ taxonomy, id }).update(values);
+  // always: a write of translations only is still a new version of the term
+  await db('terms').where({ taxonomy, id }).update({ ...values, modified_utc: utcNow(), version: db.raw('version + 1') });
 }
 
 /** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */

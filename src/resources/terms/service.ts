@@ -7,6 +7,9 @@ import type { components, operations } from '../../../generated/schema';
 import type { Db, Executor } from '../../db/knex';
 import { lockFor, transactionWithRetry } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../http/errors';
+import { assertPrecondition, type Precondition } from '../../http/preconditions';
+import { audit, changes as diff, type Resource } from '../../audit/audit';
+import type { Caller } from '../../users/roles';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { isTrue } from '../../http/params';
@@ -63,7 +66,7 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, languag
   };
 }
 
-export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, language: string): Promise<TermRow> {
+export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, body: TermWrite, language: string): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const name = requiredName(body.name ?? '');
     await lockFor(trx, `terms:${info.taxonomy}`); // the name check and the insert, one writer at a time
@@ -76,16 +79,19 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
     }
     const slug = await freeSlug(trx, info, askedSlug ?? slugFrom(name));
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
-    const id = await repo.insertTerm(trx, info.taxonomy, { name, slug, description, parent: parent ?? 0, language });
+    const values = { name, slug, description, parent: parent ?? 0, language };
+    const id = await repo.insertTerm(trx, info.taxonomy, values);
     await syncSearch(trx, 'terms', [id]);
+    await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
     await recordChange(trx, termResource(info.taxonomy), id, 'created');
     return getTerm(trx, info, id);
   });
 }
 
-export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: TermWrite, language: string): Promise<TermRow> {
+export async function updateTerm(db: Db, info: TaxonomyInfo, caller: Caller, id: number, body: TermWrite, language: string, expect?: Precondition): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const current = await getTerm(trx, info, id);
+    await assertPrecondition(trx, 'terms', id, expect);
     const changes: Partial<repo.TermValues> = {};
     const foreign = current.language !== language; // its name in another language is a translation, not the term's name
     const parent = await checkedParent(trx, info, body.parent, id);
@@ -103,20 +109,27 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
     await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
     if (changes.name !== undefined || changes.slug !== undefined) await syncSearch(trx, 'terms', [id]);
+    await audit(trx, caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
     await recordChange(trx, termResource(info.taxonomy), id, 'updated');
     return getTerm(trx, info, id);
   });
 }
 
 /** Answers the term as it was before deletion (with its old count). */
-export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promise<TermRow> {
+export async function deleteTerm(db: Db, info: TaxonomyInfo, caller: Caller, id: number, expect?: Precondition): Promise<TermRow> {
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
+    await assertPrecondition(trx, 'terms', id, expect);
     await repo.deleteTerm(trx, info.taxonomy, term);
     await syncSearch(trx, 'terms', [id]);
+    await audit(trx, caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
     await recordChange(trx, termResource(info.taxonomy), id, 'deleted');
     return term;
   });
+}
+
+function resourceOf(info: TaxonomyInfo): Resource {
+  return info.taxonomy === 'post_tag' ? 'tag' : 'category';
 }
 
 function requiredName(name: string): string {

@@ -1,0 +1,19 @@
+/**
+ * Retention: audit entries older than `AUDIT_RETENTION_DAYS` (365 by default) and idempotency keys past their 24
+ * hours are deleted at start-up and then hourly. Every node may run it: the deletes are idempotent.
+ */
+import type { Db } from '../db/knex';
+import type { Logger } from '../logger';
+import { purgeExpired } from './repository';
+
+const EVERY_MS = 3_600_000;
+
+export function startRetention(db: Db, retentionDays: number, logger: Logger): () => void {
+  const run = () => purgeExpired(db, retentionDays)
+    .then((purged) => { if (purged.audit || purged.keys) logger.info(purged, 'purged expired audit entries and idempotency keys'); })
+    .catch((err: unknown) => logger.warn({ err }, 'retention purge failed'));
+  void run();
+  const timer = setInterval(run, EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

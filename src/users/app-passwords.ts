@@ -1,0 +1,111 @@
+/**
+ * Application passwords (WordPress semantics): per user, any number, each with a name; generated here (24
+ * characters from an alphabet without look-alikes, ~140 bits), shown once, stored as an scrypt hash like user
+ * passwords. Usable with HTTP Basic in place of the user's password, with the user's role, or read-only
+ * (`scope: read`). The only code that reads or writes `app_passwords`.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Executor } from '../db/knex';
+import { toNumber, utcNow, utcTextToMs } from '../db/dialect';
+import { now } from '../domain/clock';
+import { hashPassword, verifyPassword } from './passwords';
+
+/** No 0/O, 1/l/I: a password read aloud or copied by hand stays unambiguous. */
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+const LENGTH = 24;
+/** `last_used` and `last_ip` are written at most this often per password (not on every request). */
+const LAST_USED_INTERVAL_MS = 60_000;
+
+export type AppPasswordScope = 'read';
+
+export interface AppPasswordRow {
+  id: number;
+  uuid: string;
+  user_id: number;
+  name: string;
+  password_hash: string;
+  scope: AppPasswordScope | null;
+  created_utc: string;
+  last_used_utc: string | null;
+  last_ip: string | null;
+}
+
+/** What a caller authenticated with an application password carries (audit, read-only scope). */
+export interface AppPasswordUse {
+  id: number;
+  uuid: string;
+  name: string;
+  scope: AppPasswordScope | null;
+}
+
+export function generateAppPassword(): string {
+  let password = '';
+  for (let i = 0; i < LENGTH; i++) password += ALPHABET[randomInt(ALPHABET.length)];
+  return password;
+}
+
+/** WordPress shows application passwords in groups of four: spaces typed with them are not part of them. */
+export function normaliseAppPassword(password: string): string {
+  return password.replace(/\s+/g, '');
+}
+
+/** A new secret and its hash (computed before any transaction: scrypt takes ~50-100 ms). */
+export async function newSecret(): Promise<{ password: string; hash: string }> {
+  const password = generateAppPassword();
+  return { password, hash: await hashPassword(password) };
+}
+
+export async function insertAppPassword(db: Executor, userId: number, name: string, scope: AppPasswordScope | null, hash: string): Promise<AppPasswordRow> {
+  const [row] = await db<AppPasswordRow>('app_passwords').insert({
+    uuid: randomUUID(), user_id: userId, name, scope, password_hash: hash, created_utc: utcNow(),
+  }).returning('*');
+  return normalise(row);
+}
+
+export async function listAppPasswords(db: Executor, userId: number): Promise<AppPasswordRow[]> {
+  return (await db<AppPasswordRow>('app_passwords').where({ user_id: userId }).orderBy('id')).map(normalise);
+}
+
+export async function findAppPassword(db: Executor, userId: number, uuid: string): Promise<AppPasswordRow | undefined> {
+  const row = await db<AppPasswordRow>('app_passwords').where({ user_id: userId, uuid }).first();
+  return row && normalise(row);
+}
+
+/** Deletes one (by uuid) or all of a user's application passwords; answers the rows deleted. */
+export async function revokeAppPasswords(db: Executor, userId: number, uuid?: string): Promise<AppPasswordRow[]> {
+  const query = () => (uuid === undefined ? db('app_passwords').where({ user_id: userId }) : db('app_passwords').where({ user_id: userId, uuid }));
+  const rows = (await query().select('*')) as AppPasswordRow[];
+  if (rows.length) await query().delete();
+  return rows.map(normalise);
+}
+
+/** The user's application password that `password` is, if any (one scrypt per stored password). */
+export async function matchAppPassword(db: Executor, userId: number, password: string): Promise<AppPasswordRow | undefined> {
+  const candidate = normaliseAppPassword(password);
+  if (candidate.length !== LENGTH) return undefined; // not an application password: no hash to pay
+  for (const row of await listAppPasswords(db, userId)) {
+    if (await verifyPassword(candidate, row.password_hash)) return row;
+  }
+  return undefined;
+}
+
+/** The password by id, still there (a cached credential is checked against it on every request). */
+export async function liveAppPassword(db: Executor, id: number): Promise<AppPasswordRow | undefined> {
+  const row = await db<AppPasswordRow>('app_passwords').where({ id }).first();
+  return row && normalise(row);
+}
+
+/** Records a use: at most once a minute per password, or when the address changes. */
+export async function noteUse(db: Executor, row: AppPasswordRow, address: string): Promise<void> {
+  const last = row.last_used_utc ? utcTextToMs(row.last_used_utc) : 0;
+  if (now().getTime() - last < LAST_USED_INTERVAL_MS && row.last_ip === address) return;
+  await db('app_passwords').where({ id: row.id }).update({ last_used_utc: utcNow(), last_ip: address });
+}
+
+export function appPasswordUse(row: AppPasswordRow): AppPasswordUse {
+  return { id: row.id, uuid: row.uuid, name: row.name, scope: row.scope };
+}
+
+function normalise(row: AppPasswordRow): AppPasswordRow {
+  return { ...row, id: toNumber(row.id), user_id: toNumber(row.user_id) };
+}
