@@ -25,7 +25,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE === '1';
+const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE !== '0';
 
 interface Scenario {
   name: string;

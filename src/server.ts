@@ -1,10 +1,10 @@
 /** Starts the service: configuration, database and migrations, bootstrap administrator, HTTP, graceful shutdown. */
-import http from 'node:http';
 import { createHttpTerminator } from 'http-terminator';
 import { loadConfig } from './config';
 import { createDb } from './db/knex';
 import { migrate } from './db/migrate';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
   }
   const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config) };
-  const server = http.createServer(createApp(context, { logger }));
+  const server = createHttpServer(createApp(context, { logger }));
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });

@@ -1,6 +1,9 @@
 /**
- * Conditional reads and cache headers. Every successful GET carries a strong ETag over its body, the caller and
- * the language, so `If-None-Match` answers 304 without a body (Express does the comparison in `res.send`).
+ * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
+ * without a body (Express does the comparison in `res.send`). Single-record reads take theirs from the data
+ * version (db/data-version.ts), the caller, the language, the host and the URL, which are everything their answer
+ * depends on: a 304 is then decided before validating, loading or rendering anything. Other reads (lists depend on
+ * the clock too: the default window) hash their body, the caller and the language.
  * Anonymous answers may be cached publicly for a short while; authenticated ones never.
  */
 import { createHash } from 'node:crypto';
@@ -8,6 +11,8 @@ import type { RequestHandler, Response } from 'express';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
+import { baseUrl } from './urls';
+import { dataVersion } from '../db/data-version';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;
@@ -20,9 +25,8 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
   res.send = (body?: unknown) => {
     const who = caller(req); // known once authentication has run
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
-      const hash = createHash('sha256').update(`${who?.id ?? 0}|${requestLanguage(req)}|`).update(body).digest('base64url');
-      res.setHeader('ETag', `"${hash.slice(0, 32)}"`);
-      res.setHeader('Cache-Control', who || !maxAge ? 'no-store' : `public, max-age=${maxAge}`);
+      res.setHeader('ETag', (res.locals.versionTag as string | undefined) ?? bodyTag(who?.id, requestLanguage(req), body));
+      cacheable(res, who, maxAge);
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }
@@ -30,6 +34,34 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
   };
   next();
 };
+
+/**
+ * Before validation, on single-record reads: the ETag from the data version, and a 304 at once when the caller
+ * holds it. The version is read before the record, so an answer is never newer than the tag it carries claims.
+ */
+export const versionedRead: RequestHandler = async (req, res, next) => {
+  const { db, config } = context(req);
+  const who = caller(req);
+  const version = await dataVersion(db);
+  const tag = `"v${createHash('sha256').update(`${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}`)
+    .digest('base64url').slice(0, 31)}"`;
+  res.locals.versionTag = tag;
+  if (req.headers['if-none-match']?.split(/\s*,\s*/).includes(tag)) {
+    res.setHeader('ETag', tag);
+    cacheable(res, who, config.cacheMaxAge);
+    res.status(304).end();
+    return;
+  }
+  next();
+};
+
+function bodyTag(callerId: number | undefined, language: string, body: string | Buffer): string {
+  return `"${createHash('sha256').update(`${callerId ?? 0}|${language}|`).update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+function cacheable(res: Response, who: unknown, maxAge: number): void {
+  res.setHeader('Cache-Control', who || !maxAge ? 'no-store' : `public, max-age=${maxAge}`);
+}
 
 /** `Last-Modified` of a single record, from its UTC modification time (`YYYY-MM-DD HH:MM:SS`). */
 export function lastModified(res: Response, modifiedUtc: string): void {
