@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from './knex';
 import { isPostgres, toNumber } from './dialect';
+import { statement } from './statements';
 
 export const DATA_VERSION_TABLE = 'data_version';
 
@@ -55,9 +56,10 @@ export async function dropDataVersion(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists(DATA_VERSION_TABLE);
 }
 
-/** The current version, read outside any transaction of the caller's (a committed state). */
+const VERSION = statement((db) => db(DATA_VERSION_TABLE).where('id', 1).select('version'));
+
+/** The current version (outside a transaction: the last committed one). */
 export async function dataVersion(db: Executor): Promise<number> {
-  const rows = await db.raw(`select version from ${DATA_VERSION_TABLE} where id = 1`);
-  const row = isPostgres(db) ? rows.rows[0] : rows[0];
+  const [row] = await VERSION.all<{ version: unknown }>(db);
   return toNumber(row.version);
 }

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/knex';
 import { toBoolean, toNumber, whereExpressionContains } from '../../db/dialect';
 import { venuesInBox } from '../../db/geo';
 import { listTotal } from '../../db/counts';
+import { statement } from '../../db/statements';
 import { translatedColumn } from '../translations';
 import { normalisePost, type PostRow } from '../posts/repository';
 
@@ -58,9 +59,11 @@ function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
 }
 
+const POST_AS_EVENT = statement((db, id: number) => db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).select(COLUMNS));
+
 /** The post with that id, with its event fields when it is an event (one query for `/events/{id}`). */
 export async function findPostAsEvent(db: Executor, id: number): Promise<(Omit<EventRow, 'type'> & { type: string }) | undefined> {
-  const row = await db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).first(COLUMNS);
+  const [row] = await POST_AS_EVENT.all<EventRow>(db, id);
   return row && (row.type === 'event' ? normalise(row) : row);
 }
 
@@ -77,12 +80,14 @@ export async function updateEvent(db: Executor, postId: number, fields: Partial<
   if (Object.keys(fields).length) await db('events').where({ post_id: postId }).update(fields);
 }
 
+const ORGANIZER_IDS = statement((db, eventIds: number[]) => db('event_organizers')
+  .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id'));
+
 /** Organizer ids of each event, in their order. */
 export async function organizerIdsOf(db: Executor, eventIds: number[]): Promise<Map<number, number[]>> {
   const byEvent = new Map<number, number[]>();
   if (!eventIds.length) return byEvent;
-  const rows: Array<{ event_id: number; organizer_id: number }> = await db('event_organizers')
-    .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id');
+  const rows = await ORGANIZER_IDS.all<{ event_id: number; organizer_id: number }>(db, eventIds);
   for (const row of rows) {
     const id = toNumber(row.event_id);
     byEvent.set(id, [...(byEvent.get(id) ?? []), toNumber(row.organizer_id)]);
