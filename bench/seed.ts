@@ -23,6 +23,8 @@ export interface SeedOptions {
    * `PRAGMA optimize` when it connects), as on a real database. PostgreSQL is always analysed, as autovacuum would.
    */
   analyze?: boolean;
+  /** The instant the data is spread around (default: now). */
+  now?: number;
   /** Show a progress bar on stderr (default true; a line every 10 s when stderr is not a terminal). */
   progress?: boolean;
 }
@@ -115,7 +117,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   const pg = isPostgres(db);
   const bool = (value: boolean) => (pg ? value : Number(value)); // better-sqlite3 binds no booleans
   const rand = random(n);
-  const now = Date.now();
+  const now = options.now ?? Date.now();
 
   await migrate(db);
   if (!pg) {
