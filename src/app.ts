@@ -21,6 +21,7 @@ import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 import { useRequestLog } from './http/request-log';
+import { compileValidatorRoutesOnce } from './http/validator-routes';
 
 export interface AppOptions {
   logger: Logger;
@@ -55,6 +56,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
     if (isSingleRead(op)) app.get(namespace + op.expressPath, versionedRead);
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
+  compileValidatorRoutesOnce();
   app.use(OpenApiValidator.middleware({
     apiSpec: withServer(context, namespace),
     validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
