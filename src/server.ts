@@ -3,12 +3,15 @@ import { createHttpTerminator } from 'http-terminator';
 import { loadConfig } from './config';
 import { createDb } from './db/knex';
 import { migrate } from './db/migrate';
+import { refreshStatistics } from './db/dialect';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
+
+const STATISTICS_INTERVAL_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +26,9 @@ async function main(): Promise<void> {
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
+  const statistics = setInterval(() => {
+    refreshStatistics(db).catch((err: unknown) => logger.warn({ err }, 'refreshing planner statistics failed'));
+  }, STATISTICS_INTERVAL_MS).unref();
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
   });
@@ -32,6 +38,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    clearInterval(statistics);
     await terminator.terminate();
     await db.destroy();
     logger.info('stopped');

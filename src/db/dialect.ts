@@ -37,6 +37,14 @@ export function whereExpressionContains(query: Knex.QueryBuilder, expression: st
   return query.whereRaw(`lower(${expression}) like ? escape '\\'`, [likeContains(text)]);
 }
 
+/**
+ * Keeps planner statistics fresh: SQLite re-analyses the tables that changed much since their statistics (its
+ * advice for long-lived connections: `PRAGMA optimize` every few hours); PostgreSQL's autovacuum does it there.
+ */
+export async function refreshStatistics(db: Executor): Promise<void> {
+  if (!isPostgres(db)) await db.raw('pragma optimize');
+}
+
 /** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
   return now().toISOString().slice(0, 19).replace('T', ' ');
