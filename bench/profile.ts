@@ -32,11 +32,12 @@ async function main(): Promise<void> {
     try { if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break; } catch { /* starting */ }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
   if (method !== 'GET') headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
-  if (process.env.IF_NONE_MATCH) headers['if-none-match'] = (await fetch(`http://127.0.0.1:${port}${target}`)).headers.get('etag') ?? '';
   let serial = 0;
   const ids = (process.env.IDS ?? '1').split(','); // what `{n}` in PATH stands for, one picked per request
+  // IF_NONE_MATCH=1: the ETag of the first id's answer in If-None-Match (the 304 path)
+  if (process.env.IF_NONE_MATCH) headers['if-none-match'] = (await fetch(`http://127.0.0.1:${port}${target.replace('{n}', ids[0])}`)).headers.get('etag') ?? '';
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`, connections: 10, duration: Number(seconds), method: method as 'GET', headers,
     requests: [{ setupRequest: (r) => ({ ...r, path: target.replace('{n}', String(ids[Math.floor(Math.random() * ids.length)])),
