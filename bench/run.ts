@@ -324,15 +324,15 @@ const percentOfExpress = (m: Measurement) => (m.express ? (100 * m.rps) / m.expr
 
 function table(engine: Engine, sizes: SizeResult[]): string {
   const lines = [`### ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, '',
-    '| scenario | events | req/s | p50 ms | p99 ms | stock Express req/s | % of stock Express | non-2xx / errors | alone ms | RSS MiB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | events | req/s | p50 ms | p99 ms | stock Express req/s | % of stock Express | non-2xx / errors | alone ms | RSS MiB | load |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const scenario of SCENARIOS) {
     for (const size of sizes) {
       const m = size.scenarios[scenario.name];
       const expected = scenario.conditional ? m.non2xx - (m.statuses['304'] ?? 0) : m.non2xx;
       lines.push(`| ${scenario.name} | ${size.events} | ${num(m.rps, 0)} | ${num(m.p50)} | ${num(m.p99)} | ` +
         `${m.express ? num(m.express.rps, 0) : ''} | ${m.express ? `${num(percentOfExpress(m), 1)} %` : ''} | ` +
-        `${expected || m.errors ? `**${expected} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} | ${m.rssMiB ? num(m.rssMiB, 0) : ''} |`);
+        `${expected || m.errors ? `**${expected} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} | ${m.rssMiB ? num(m.rssMiB, 0) : ''} | ${num(m.load, 1)} |`);
     }
   }
   lines.push('', 'seeding: ' + sizes.map((s) => `${s.events} events ${s.seedSeconds.toFixed(1)} s, ${s.databaseMiB.toFixed(0)} MiB`).join('; '));
@@ -395,7 +395,8 @@ function markdown(report: Report): string {
   const out = [`Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
     `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
     `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
-    `${settings.baselineDuration} s right before each scenario. No response cache exists: every figure is with no cache.`, ''];
+    `${settings.baselineDuration} s right before each scenario. No response cache exists: every figure is with no cache. ` +
+    'The load column is the 1-minute load average as the scenario started: above 2 (the cores), other work shared the machine.', ''];
   for (const [engine, sizes] of Object.entries(report.engines)) {
     out.push(table(engine as Engine, sizes), '', ...checks(engine as Engine, sizes), '');
   }
@@ -413,7 +414,15 @@ function writeReadme(text: string): void {
   fs.writeFileSync(README, `${readme.slice(0, from + RESULTS_START.length)}\n\n${text}\n${readme.slice(to)}`);
 }
 
+/** BENCH_REPORT=<file.json>: renders a saved run again (tables, checks, README) without measuring. */
+function renderSaved(file: string): void {
+  const text = markdown(JSON.parse(fs.readFileSync(file, 'utf8')) as Report);
+  console.log(text);
+  if (WRITE_README) writeReadme(text);
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_REPORT) return renderSaved(process.env.BENCH_REPORT);
   fs.mkdirSync(RESULTS, { recursive: true });
   for (const file of fs.readdirSync(RESULTS)) if (file.endsWith('.log')) fs.rmSync(path.join(RESULTS, file)); // this run's logs only
   console.log('building the server (npm run build)');
