@@ -1,4 +1,5 @@
-// The baseline: a bare Express 5 app answering a fixed JSON object, as cheap as a JSON route can be on this stack.
+// The baseline: stock Express 5 as its documentation writes a route (express(), app.get, app.listen, nothing tuned),
+// answering a fixed JSON object.
 'use strict';
 const express = require('express');
 

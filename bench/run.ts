@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server and a bare Express app
- * as child processes, and measures every scenario with autocannon over loopback. Prints a table per engine with the
- * ratios to the bare route and the issue's targets, and writes bench/results/latest.json. See bench/README.md.
+ * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server and two baselines (a
+ * stock Express 5 route and bare `node:http`) as child processes, and measures every scenario with autocannon over
+ * loopback, the stock Express route right before each one (ratios are to that measurement, so drifts in the
+ * machine's load touch both sides alike). Prints a table per engine with the ratios and the issue's targets, writes
+ * bench/results/latest.json and, for a full run, the results section of bench/README.md. See bench/README.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,11 +23,17 @@ const RESULTS = path.join(__dirname, 'results');
 const NS = '/calendar/events/v1';
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+/** Seconds of the stock Express measurement before each scenario (after a warm-up of a third of it). */
+const BASELINE_DURATION = Number(process.env.BENCH_BASELINE_DURATION ?? 3);
+const README = path.join(__dirname, 'README.md');
+/** Writes the results into bench/README.md: by default only for a full run (both engines, the default sizes). */
+const WRITE_README = process.env.BENCH_README ? process.env.BENCH_README === '1'
+  : !process.env.BENCH_ENGINES && !process.env.BENCH_SIZES;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE === '1';
+const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE !== '0';
 
 interface Scenario {
   name: string;
@@ -34,26 +42,34 @@ interface Scenario {
   method?: 'POST';
   body?(f: Fixture): object;
   auth?: boolean;
-  /** Sent to the bare Express app instead of the service. */
-  bare?: boolean;
+  /** Sent to a baseline server instead of the service. */
+  baseline?: Baseline;
   /** Sends the path's current ETag in `If-None-Match`: measures the 304 path. */
   conditional?: boolean;
 }
 
+type Baseline = 'express' | 'node';
+
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
 let serial = 0;
 
-/** One line per scenario. The bare route comes first (the others are compared with it), writes last. */
+/** The stock Express route, measured before every scenario: the denominator of its ratio. */
+const STOCK_EXPRESS: Scenario = { name: 'stock Express', baseline: 'express', path: () => '/' };
+
+/** One line per scenario; writes last (they add rows, outside the default window). */
 const SCENARIOS: Scenario[] = [
-  { name: 'bare', bare: true, path: () => '/' },
+  { name: 'node:http', baseline: 'node', path: () => '/' },
+  { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
+  { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
   { name: 'list', path: () => `${NS}/events?per_page=15` },
   { name: 'list categories+search', path: (f) => `${NS}/events?categories=${f.categoryId}&search=${f.searchWord}` },
-  { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
-  { name: 'categories', path: () => `${NS}/categories` },
-  { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
-  { name: 'venues', path: () => `${NS}/venues` },
-  { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
+  { name: 'list search', path: (f) => `${NS}/events?search=${f.searchWord}` },
+  { name: 'list search rare', path: (f) => `${NS}/events?search=${f.rareWord}` },
   { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
+  { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
+  { name: 'list by organizer', path: (f) => `${NS}/events?organizer=${pick(f.organizerIds)}` },
+  { name: 'venues', path: () => `${NS}/venues` },
+  { name: 'organizers', path: () => `${NS}/organizers` },
   { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`, // unique titles: the write path, not slug races
     body: () => ({ title: `Bench event ${++serial}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' }) },
 ];
@@ -72,6 +88,10 @@ interface Measurement {
   errors: number;
   timeouts: number;
   statuses: Record<string, number>;
+  /** The stock Express route measured just before (absent for the baselines themselves). */
+  express?: { rps: number; p50: number };
+  /** Largest resident set of the server while it was under this load, MiB. */
+  rssMiB?: number;
 }
 
 interface SizeResult {
@@ -191,7 +211,7 @@ async function freshDatabase(engine: Engine): Promise<Database> {
 
 // ---- measuring
 
-async function measure(port: number, scenario: Scenario, fixture: Fixture): Promise<Measurement> {
+async function measure(port: number, scenario: Scenario, fixture: Fixture, duration = DURATION, warmup = WARMUP): Promise<Measurement> {
   const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
   if (scenario.auth) headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
   const load = os.loadavg()[0];
@@ -204,11 +224,11 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture): Prom
   const run = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
-    duration: DURATION,
+    duration,
     method: scenario.method ?? 'GET',
     headers,
     requests: [{ setupRequest: (request) => ({ ...request, path: scenario.path(fixture), body: scenario.body && JSON.stringify(scenario.body(fixture)) }) }],
-    warmup: WARMUP > 0 ? { connections: CONNECTIONS, duration: WARMUP } : undefined,
+    warmup: warmup > 0 ? { connections: CONNECTIONS, duration: warmup } : undefined,
   });
   // autocannon's own percentiles are whole milliseconds; keep every latency for sub-millisecond ones
   const latencies: number[] = [];
@@ -243,17 +263,17 @@ async function probe(port: number, scenario: Scenario, fixture: Fixture, headers
   }
 }
 
-async function runSize(engine: Engine, events: number, barePort: number): Promise<SizeResult> {
+async function runSize(engine: Engine, events: number, baselines: Record<Baseline, number>): Promise<SizeResult> {
   const database = await freshDatabase(engine);
   const drop = onCleanup(() => database.drop());
   try {
-    return await measureSize(engine, events, barePort, database);
+    return await measureSize(engine, events, baselines, database);
   } finally {
     await drop();
   }
 }
 
-async function measureSize(engine: Engine, events: number, barePort: number, database: Database): Promise<SizeResult> {
+async function measureSize(engine: Engine, events: number, baselines: Record<Baseline, number>, database: Database): Promise<SizeResult> {
   const db = createDb(database.url);
   const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE }).finally(() => db.destroy());
   const databaseMiB = (await database.size()) / 2 ** 20;
@@ -265,10 +285,16 @@ async function measureSize(engine: Engine, events: number, barePort: number, dat
   let server = await startServer();
   const scenarios: Record<string, Measurement> = {};
   for (const scenario of SCENARIOS) {
-    const m = (scenarios[scenario.name] = await measure(scenario.bare ? barePort : port, scenario, fixture));
+    const stock = scenario.baseline ? undefined : await measure(baselines.express, STOCK_EXPRESS, fixture, BASELINE_DURATION, Math.ceil(BASELINE_DURATION / 3));
+    const memory = scenario.baseline ? undefined : sampleRss(server);
+    const m = (scenarios[scenario.name] = await measure(scenario.baseline ? baselines[scenario.baseline] : port, scenario, fixture));
+    if (stock) m.express = { rps: stock.rps, p50: stock.p50 };
+    if (memory) m.rssMiB = memory.stop();
     console.log(`  ${scenario.name.padEnd(24)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
-      `  alone ${m.alone.ms.toFixed(1)} ms  load ${m.load.toFixed(1)}` + (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''));
-    if (m.timeouts && !scenario.bare) {
+      (stock ? `  ${num(percentOfExpress(m), 1)} % of Express (${stock.rps.toFixed(0)})` : '') +
+      `  alone ${m.alone.ms.toFixed(1)} ms  load ${m.load.toFixed(1)}` + (m.rssMiB ? `  rss ${m.rssMiB.toFixed(0)} MiB` : '') +
+      (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''));
+    if (m.timeouts && !scenario.baseline) {
       // the server still works through requests autocannon gave up on; the next scenario gets a fresh one
       await stop(server, 'SIGKILL');
       server = await startServer();
@@ -278,78 +304,155 @@ async function measureSize(engine: Engine, events: number, barePort: number, dat
   return { events, seedSeconds: fixture.seedSeconds, databaseMiB, scenarios };
 }
 
+/** Samples the server's resident set (Linux /proc) while a scenario runs; `stop` gives the largest, in MiB. */
+function sampleRss(child: ChildProcess): { stop(): number } {
+  let largest = 0;
+  const read = () => {
+    try {
+      const kib = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+      if (kib) largest = Math.max(largest, Number(kib) / 1024);
+    } catch { /* not Linux, or gone */ }
+  };
+  const timer = setInterval(read, 250);
+  return { stop: () => { clearInterval(timer); read(); return largest; } };
+}
+
 // ---- reporting
 
 const num = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
-const percentOfBare = (size: SizeResult, name: string) => (100 * size.scenarios[name].rps) / size.scenarios.bare.rps;
+const percentOfExpress = (m: Measurement) => (m.express ? (100 * m.rps) / m.express.rps : NaN);
 
 function table(engine: Engine, sizes: SizeResult[]): string {
-  const lines = [`### ${engine}`, '', '| scenario | events | req/s | p50 ms | p99 ms | % of bare | non-2xx / errors | alone ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = [`### ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, '',
+    '| scenario | events | req/s | p50 ms | p99 ms | stock Express req/s | % of stock Express | non-2xx / errors | alone ms | RSS MiB | load |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const scenario of SCENARIOS) {
     for (const size of sizes) {
       const m = size.scenarios[scenario.name];
+      const expected = scenario.conditional ? m.non2xx - (m.statuses['304'] ?? 0) : m.non2xx;
       lines.push(`| ${scenario.name} | ${size.events} | ${num(m.rps, 0)} | ${num(m.p50)} | ${num(m.p99)} | ` +
-        `${num(percentOfBare(size, scenario.name), 0)} % | ${m.non2xx || m.errors ? `**${m.non2xx} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} |`);
+        `${m.express ? num(m.express.rps, 0) : ''} | ${m.express ? `${num(percentOfExpress(m), 1)} %` : ''} | ` +
+        `${expected || m.errors ? `**${expected} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} | ${m.rssMiB ? num(m.rssMiB, 0) : ''} | ${num(m.load, 1)} |`);
     }
   }
   lines.push('', 'seeding: ' + sizes.map((s) => `${s.events} events ${s.seedSeconds.toFixed(1)} s, ${s.databaseMiB.toFixed(0)} MiB`).join('; '));
   return lines.join('\n');
 }
 
+/** The issue's targets (issue 10): [SQLite, PostgreSQL]. Ratios are to the stock Express route. */
+const TARGETS = {
+  single: [75, 50], notModified: [100, 75], list: [40, 25], p50Ratio: [1.25, 1.5], filtered: [25, 15], create: [1500, 800], rssMiB: [250, 250],
+} as const;
+const FILTERED = ['list categories+search', 'list search', 'list search rare', 'list by geolocation', 'list by venue',
+  'list by organizer', 'venues', 'organizers'];
+
 /**
- * The issue's targets. A scenario that got non-2xx answers or connection errors measured something else (INVALID);
- * timeouts are the service being too slow, so they count (FAIL).
+ * A scenario that got unexpected statuses or connection errors measured something else (INVALID); timeouts are
+ * the service being too slow, so they count (FAIL).
  */
-function checks(sizes: SizeResult[]): string[] {
-  const broken = (m: Measurement) => m.non2xx > 0 || m.errors > m.timeouts;
-  const verdict = (ok: boolean, sizesUsed: SizeResult[], names: string[]) =>
-    sizesUsed.some((s) => names.some((n) => broken(s.scenarios[n]))) ? 'INVALID (non-2xx or errors)' : ok ? 'PASS' : 'FAIL';
+function checks(engine: Engine, sizes: SizeResult[]): string[] {
+  const t = (name: keyof typeof TARGETS) => TARGETS[name][engine === 'sqlite' ? 0 : 1];
+  const broken = (name: string, m: Measurement) =>
+    m.non2xx - (name === 'single 304' ? m.statuses['304'] ?? 0 : 0) > 0 || m.errors > m.timeouts;
   const lines: string[] = [];
+  const line = (ok: boolean, name: string, m: Measurement | undefined, text: string) =>
+    lines.push(`| ${!m ? '–' : broken(name, m) ? 'INVALID' : ok ? 'PASS' : '**FAIL**'} | ${text} |`);
+  const ratio = (name: string, size: SizeResult, target: number) => {
+    const m = size.scenarios[name];
+    line(percentOfExpress(m) >= target, name, m, `${name} at ${size.events}: ${num(percentOfExpress(m), 1)} % of stock Express (target ≥ ${target} %)`);
+  };
+  const large = sizes[sizes.length - 1];
   for (const size of sizes) {
-    const single = percentOfBare(size, 'single');
-    const list = percentOfBare(size, 'list');
-    lines.push(`${verdict(single >= 40, [size], ['single'])}  single event read at ${size.events}: ${num(single, 1)} % of bare (target ≥ 40 %)`);
-    lines.push(`${verdict(list >= 20, [size], ['list'])}  default list page at ${size.events}: ${num(list, 1)} % of bare (target ≥ 20 %)`);
+    ratio('single', size, t('single'));
+    ratio('single 304', size, t('notModified'));
+    ratio('list', size, t('list'));
   }
   if (sizes.length > 1) {
-    const [small, large] = [sizes[0], sizes[sizes.length - 1]];
-    const ratio = large.scenarios.list.p50 / small.scenarios.list.p50;
-    lines.push(`${verdict(ratio <= 2, [small, large], ['list'])}  list p50 at ${large.events} is ${num(ratio)}× p50 at ${small.events} ` +
-      `(${num(large.scenarios.list.p50)} / ${num(small.scenarios.list.p50)} ms; target ≤ 2×)`);
+    const small = sizes[0];
+    const r = large.scenarios.list.p50 / small.scenarios.list.p50;
+    line(r <= t('p50Ratio'), 'list', large.scenarios.list, `list p50 at ${large.events} / p50 at ${small.events}: ${num(r)}× ` +
+      `(${num(large.scenarios.list.p50)} / ${num(small.scenarios.list.p50)} ms; target ≤ ${t('p50Ratio')}×)`);
   }
-  return lines;
+  for (const name of FILTERED) ratio(name, large, t('filtered'));
+  for (const size of sizes) {
+    const m = size.scenarios.create;
+    line(m.rps >= t('create'), 'create', m, `create at ${size.events}: ${num(m.rps, 0)} req/s (target ≥ ${t('create')})`);
+  }
+  const rss = Math.max(...Object.values(large.scenarios).map((m) => m.rssMiB ?? 0));
+  line(rss <= t('rssMiB'), 'rss', large.scenarios.list, `largest resident set under load at ${large.events}: ${num(rss, 0)} MiB (target ≤ ${t('rssMiB')} MiB)`);
+  return ['| verdict | target |', '|---|---|', ...lines];
+}
+
+interface Report {
+  date: string;
+  machine: { cpus: number; cpu?: string; memoryGiB: number; node: string; load: number[] };
+  settings: Record<string, unknown>;
+  engines: Record<string, SizeResult[]>;
+}
+
+function markdown(report: Report): string {
+  const { machine, settings } = report;
+  const out = [`Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
+    `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
+    `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
+    `${settings.baselineDuration} s right before each scenario. No response cache exists: every figure is with no cache. ` +
+    'The load column is the 1-minute load average as the scenario started: above 2 (the cores), other work shared the machine.', ''];
+  for (const [engine, sizes] of Object.entries(report.engines)) {
+    out.push(table(engine as Engine, sizes), '', ...checks(engine as Engine, sizes), '');
+  }
+  return out.join('\n');
+}
+
+const RESULTS_START = '<!-- results: written by bench/run.ts -->';
+const RESULTS_END = '<!-- end of results -->';
+
+function writeReadme(text: string): void {
+  const readme = fs.readFileSync(README, 'utf8');
+  const from = readme.indexOf(RESULTS_START);
+  const to = readme.indexOf(RESULTS_END);
+  if (from < 0 || to < from) throw new Error(`bench/README.md lacks the markers ${RESULTS_START} … ${RESULTS_END}`);
+  fs.writeFileSync(README, `${readme.slice(0, from + RESULTS_START.length)}\n\n${text}\n${readme.slice(to)}`);
+}
+
+/** BENCH_REPORT=<file.json>: renders a saved run again (tables, checks, README) without measuring. */
+function renderSaved(file: string): void {
+  const text = markdown(JSON.parse(fs.readFileSync(file, 'utf8')) as Report);
+  console.log(text);
+  if (WRITE_README) writeReadme(text);
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_REPORT) return renderSaved(process.env.BENCH_REPORT);
   fs.mkdirSync(RESULTS, { recursive: true });
   for (const file of fs.readdirSync(RESULTS)) if (file.endsWith('.log')) fs.rmSync(path.join(RESULTS, file)); // this run's logs only
   console.log('building the server (npm run build)');
   if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
-  const barePort = await freePort();
-  await start(path.join(__dirname, 'bare-server.js'), barePort, {}, path.join(RESULTS, 'bare-server.log'));
+  const baselines = { express: await freePort(), node: await freePort() };
+  await start(path.join(__dirname, 'bare-server.js'), baselines.express, {}, path.join(RESULTS, 'express-server.log'));
+  await start(path.join(__dirname, 'node-server.js'), baselines.node, {}, path.join(RESULTS, 'node-server.log'));
 
-  const report: Record<string, SizeResult[]> = {};
-  const output: string[] = [];
+  const engines: Record<string, SizeResult[]> = {};
   for (const engine of ENGINES) {
     if (engine === 'postgres' && !(await postgresReachable())) {
       console.log(`PostgreSQL is not reachable at ${PG_URL}: skipped (set BENCH_DATABASE_URL or BENCH_ENGINES=sqlite)`);
       continue;
     }
     const sizes: SizeResult[] = [];
-    for (const events of SIZES) sizes.push(await runSize(engine, events, barePort));
-    report[engine] = sizes;
-    output.push(table(engine, sizes), '', ...checks(sizes), '');
+    for (const events of SIZES) sizes.push(await runSize(engine, events, baselines));
+    engines[engine] = sizes;
   }
-  console.log(`\n${output.join('\n')}`);
-  const file = path.join(RESULTS, 'latest.json');
-  fs.writeFileSync(file, JSON.stringify({
+  const report: Report = {
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, sqliteAnalyze: SQLITE_ANALYZE },
-    engines: report,
-  }, null, 2));
-  console.log(`results: ${path.relative(ROOT, file)}`);
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, load: os.loadavg() },
+    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, baselineDuration: BASELINE_DURATION, sqliteAnalyze: SQLITE_ANALYZE },
+    engines,
+  };
+  const text = markdown(report);
+  console.log(`\n${text}`);
+  fs.writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(report, null, 2));
+  fs.writeFileSync(path.join(RESULTS, 'latest.md'), text);
+  if (WRITE_README) writeReadme(text);
+  console.log(`results: bench/results/latest.json, latest.md${WRITE_README ? ', bench/README.md' : ''}`);
 }
 
 main()

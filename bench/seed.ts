@@ -24,6 +24,8 @@ export interface SeedOptions {
    * `PRAGMA optimize` when it connects), as on a real database. PostgreSQL is always analysed, as autovacuum would.
    */
   analyze?: boolean;
+  /** The instant the data is spread around (default: now). */
+  now?: number;
   /** Show a progress bar on stderr (default true; a line every 10 s when stderr is not a terminal). */
   progress?: boolean;
 }
@@ -34,9 +36,12 @@ export interface Fixture {
   categoryId: number;
   /** A word in ~5 % of event titles (never in contents). */
   searchWord: string;
+  /** A word in one event title in 5 000 (0.02 %). */
+  rareWord: string;
   /** Published, listed events starting within the next year: ids for the single-read scenario. */
   eventIds: number[];
   venueIds: number[];
+  organizerIds: number[];
   /** A city with ~1/12 of the venues around it (±0.5°), for geolocation scenarios. */
   geoCenter: { lat: number; lng: number };
   seedSeconds: number;
@@ -53,6 +58,7 @@ const CITIES: Array<[string, string, number, number]> = [
   ['Warsaw', 'Poland', 52.23, 21.01], ['Stockholm', 'Sweden', 59.33, 18.07], ['Oslo', 'Norway', 59.91, 10.75],
   ['Lisbon', 'Portugal', 38.72, -9.14], ['Prague', 'Czechia', 50.08, 14.44], ['Brussels', 'Belgium', 50.85, 4.35],
 ];
+const RARE_WORD = 'Zeppelin';
 const CATEGORY_COUNT = 50;
 const TAG_COUNT = 200;
 const YEAR_MS = 365.25 * 24 * 3600 * 1000;
@@ -112,7 +118,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   const pg = isPostgres(db);
   const bool = (value: boolean) => (pg ? value : Number(value)); // better-sqlite3 binds no booleans
   const rand = random(n);
-  const now = Date.now();
+  const now = options.now ?? Date.now();
 
   await migrate(db);
   if (!pg) {
@@ -184,7 +190,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       const roll = rand();
       const status = roll < 0.94 ? 'publish' : roll < 0.97 ? 'draft' : 'private';
       const hidden = rand() < 0.01;
-      const title = `${ADJECTIVES[Math.floor(rand() * ADJECTIVES.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]}`;
+      const adjective = ADJECTIVES[Math.floor(rand() * ADJECTIVES.length)];
+      const title = `${i % 5000 === 17 ? RARE_WORD : adjective} ${NOUNS[Math.floor(rand() * NOUNS.length)]}`;
       const published = utc(Math.min(startMs - 30 * 24 * 3600_000, now));
       const [startText, endText] = [utc(startMs), utc(endMs)];
       const paid = rand() < 0.5;
@@ -237,8 +244,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
     events: n,
     categoryId: 1,
     searchWord: 'jazz',
+    rareWord: RARE_WORD.toLowerCase(),
     eventIds,
     venueIds: Array.from({ length: venueCount }, (_, k) => firstVenue + k),
+    organizerIds: Array.from({ length: organizerCount }, (_, k) => firstOrganizer + k),
     geoCenter: { lat: CITIES[0][2], lng: CITIES[0][3] },
     seedSeconds: (Date.now() - started) / 1000,
   };

@@ -3,10 +3,8 @@
  * Order of a namespace request: log → parse body → authenticate → authorise (coarse capability) → validate against
  * the spec → handler → error mapper (DECISIONS.md: authenticate and authorise first, then validate).
  */
-import { randomUUID } from 'node:crypto';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { pinoHttp } from 'pino-http';
 import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
 import { ApiError, errorHandler } from './http/errors';
@@ -17,12 +15,14 @@ import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
-import { conditionalReads } from './http/caching';
+import { conditionalReads, versionedRead } from './http/caching';
 import { idempotentCreate } from './http/idempotency';
 import { assertClean, requestGuard } from './http/guard';
 import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
+import { useRequestLog } from './http/request-log';
+import { compileValidatorRoutesOnce } from './http/validator-routes';
 
 export interface AppOptions {
   logger: Logger;
@@ -40,7 +40,7 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.disable('x-powered-by');
   app.set('etag', false); // reads get a strong ETag of their own (http/caching.ts), other answers none
 
-  app.use(requestLogger(logger));
+  useRequestLog(app, logger);
   app.use(apiHeaders);
   app.get(`${config.basePath}/livez`, (_req, res) => { res.json({ status: 'ok' }); });
   app.get(`${config.basePath}/readyz`, readiness(context));
@@ -54,8 +54,10 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
+    if (isSingleRead(op)) app.get(namespace + op.expressPath, versionedRead);
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
+  compileValidatorRoutesOnce();
   app.use(OpenApiValidator.middleware({
     apiSpec: withServer(context, namespace),
     validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
@@ -73,6 +75,16 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });
   app.use(errorHandler);
   return app;
+}
+
+/** A read of one record by id or slug, whose answer depends on the data and the request only (not on the clock). */
+/**
+ * The reads of one calendar record (by id or slug): everything their answer depends on bumps the data version, so
+ * their 304s can be decided from it (http/caching.ts). Other reads with a path parameter (occurrences, webhooks,
+ * application passwords) depend on the clock or on tables outside it, and hash their body instead.
+ */
+function isSingleRead(op: Operation): boolean {
+  return op.method === 'get' && /^get(Event|Venue|Organizer|Category|Tag)(BySlug)?$/.test(op.operationId);
 }
 
 /** Every namespace response says which language it carries (errors included). */
@@ -139,30 +151,4 @@ function readiness({ db }: AppContext): RequestHandler {
       res.status(503).json({ status: 'database unreachable' });
     }
   };
-}
-
-/** One log line per request with a request id (sent back as X-Request-Id); query passwords and feed keys are masked. */
-function requestLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId(req, res) {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    serializers: {
-      req: (req: Request & { id?: string; raw?: Request }) => ({
-        id: req.id,
-        method: req.method,
-        url: maskSecrets(req.url ?? ''),
-        remoteAddress: req.socket?.remoteAddress ?? req.raw?.socket?.remoteAddress,
-      }),
-    },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-  });
-}
-
-export function maskSecrets(url: string): string {
-  return url.replace(/([?&](?:password|pass|pwd|key)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
 }

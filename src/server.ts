@@ -1,10 +1,11 @@
 /** Starts the service: configuration, database and migrations, bootstrap administrator, HTTP, graceful shutdown. */
-import http from 'node:http';
 import { createHttpTerminator } from 'http-terminator';
 import { loadConfig } from './config';
 import { createDb } from './db/knex';
 import { migrate } from './db/migrate';
+import { refreshStatistics } from './db/dialect';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
@@ -12,6 +13,8 @@ import { ensureAdministrator } from './users/repository';
 import { startHorizonJob } from './resources/series/service';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
 import { startRetention } from './audit/retention';
+
+const STATISTICS_INTERVAL_MS = 3 * 3600_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,12 +25,15 @@ async function main(): Promise<void> {
     logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
   }
   const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config) };
-  const server = http.createServer(createApp(context, { logger }));
+  const server = createHttpServer(createApp(context, { logger }));
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const dispatcher = startDispatcher(context, logger); // webhooks go out from here, never from a request
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
   const stopRetention = startRetention(db, config.auditRetentionDays, logger);
+  const statistics = setInterval(() => {
+    refreshStatistics(db).catch((err: unknown) => logger.warn({ err }, 'refreshing planner statistics failed'));
+  }, STATISTICS_INTERVAL_MS).unref();
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
   });
@@ -42,6 +48,7 @@ async function main(): Promise<void> {
     stopRetention();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     stopHorizonJob();
+    clearInterval(statistics);
     await terminator.terminate();
     await dispatcher.stop();
     await db.destroy();

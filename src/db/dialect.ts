@@ -27,6 +27,14 @@ export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix
   return query.whereRaw(`?? like ? escape '\\'`, [column, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
 }
 
+/**
+ * Keeps planner statistics fresh: SQLite re-analyses the tables that changed much since their statistics (its
+ * advice for long-lived connections: `PRAGMA optimize` every few hours); PostgreSQL's autovacuum does it there.
+ */
+export async function refreshStatistics(db: Executor): Promise<void> {
+  if (!isPostgres(db)) await db.raw('pragma optimize');
+}
+
 /** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
   return utcAt(now());

@@ -10,6 +10,7 @@ import * as search from './migrations/005_search';
 import * as series from './migrations/006_series';
 import * as integrations from './migrations/007_integrations';
 import * as teams from './migrations/008_teams';
+import * as readPerformance from './migrations/009_read_performance';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['006_series', series],
   ['007_integrations', integrations],
   ['008_teams', teams],
+  ['009_read_performance', readPerformance],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -73,10 +73,18 @@ function atWallClock(wallMs: number, zone: Zone): DateTime {
 
 /** The UTC millis of a 'YYYY-MM-DD HH:MM:SS' string read as UTC; throws a RangeError when malformed. */
 function wallMillis(wallClock: WallClock): number {
+  // native arithmetic (every event of a page renders several of these; Luxon's parse showed in profiles), then a
+  // round trip of the fields, which rejects what the calendar lacks ('2025-02-30', '24:00:00') as Luxon did
   const m = WALL_CLOCK.exec(wallClock);
-  const dt = m ? DateTime.utc(+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]) : undefined;
-  if (!dt?.isValid) throw new RangeError(`Not a 'YYYY-MM-DD HH:MM:SS' time: ${JSON.stringify(wallClock)}`);
-  return dt.toMillis();
+  if (m) {
+    const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day); // years below 100 stay themselves (Date.UTC would add 1900)
+    date.setUTCHours(hour, minute, second, 0);
+    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day &&
+      date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second) return date.getTime();
+  }
+  throw new RangeError(`Not a 'YYYY-MM-DD HH:MM:SS' time: ${JSON.stringify(wallClock)}`);
 }
 
 // locutus's strtotime does its calendar arithmetic with the JS Date of the *process* time zone (local getters and

@@ -1,6 +1,11 @@
 /**
- * Conditional reads and cache headers. Every successful GET carries a strong ETag over its body, the caller and
- * the language, so `If-None-Match` answers 304 without a body (Express does the comparison in `res.send`).
+ * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
+ * without a body (Express does the comparison in `res.send`). A single record's ETag is `"<id>-<version>.<state>"`:
+ * the record's version (what `If-Match` names, http/preconditions.ts) and a hash of the data version
+ * (db/data-version.ts), the caller, the language, the host, the URL and `Accept`, which are everything its answer
+ * depends on. While the data version stands, nothing changed, so a 304 is decided from the `<state>` part alone,
+ * before validating, loading or rendering anything. Other reads (lists depend on the clock too: the default window)
+ * hash their body, the caller and the language.
  * Anonymous answers may be cached publicly for a short while; authenticated ones never.
  */
 import { createHash } from 'node:crypto';
@@ -8,6 +13,8 @@ import type { RequestHandler, Response } from 'express';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
+import { baseUrl } from './urls';
+import { dataVersion } from '../db/data-version';
 import { versionTag } from './preconditions';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
@@ -21,12 +28,11 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
   res.send = (body?: unknown) => {
     const who = caller(req); // known once authentication has run
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
-      const hash = createHash('sha256').update(`${who?.id ?? 0}|${requestLanguage(req)}|`).update(body).digest('base64url');
-      // a single record's version tag leads its ETag, so that `If-Match` can name the version (http/preconditions.ts)
+      const state = res.locals.stateTag as string | undefined;
       const version = res.locals.version as string | undefined;
-      res.setHeader('ETag', `"${version ? `${version}.` : ''}${hash.slice(0, 32)}"`);
+      res.setHeader('ETag', state ? `"${version ? `${version}.` : ''}${state}"` : bodyTag(who?.id, requestLanguage(req), body));
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
-      res.setHeader('Cache-Control', who || !maxAge || res.locals.noStore ? 'no-store' : `public, max-age=${maxAge}`);
+      cacheable(res, who, res.locals.noStore ? 0 : maxAge);
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }
@@ -36,15 +42,43 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
 };
 
 /**
- * `Last-Modified` of a single record, from its UTC modification time (`YYYY-MM-DD HH:MM:SS`), and its version for
- * the ETag.
+ * Before validation, on single-record reads: the state part of the ETag, and a 304 at once when the caller holds a
+ * tag with it. The data version is read before the record, so an answer is never newer than its tag claims.
  */
+export const versionedRead: RequestHandler = async (req, res, next) => {
+  const { db, config } = context(req);
+  const who = caller(req);
+  const version = await dataVersion(db);
+  const state = `v${createHash('sha256')
+    .update(`${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}|${req.headers.accept ?? ''}`)
+    .digest('base64url').slice(0, 31)}`;
+  res.locals.stateTag = state;
+  const held = req.headers['if-none-match']?.split(/\s*,\s*/).find((tag) => tag.endsWith(`.${state}"`) || tag === `"${state}"`);
+  if (held) {
+    res.setHeader('ETag', held);
+    cacheable(res, who, config.cacheMaxAge);
+    res.status(304).end();
+    return;
+  }
+  next();
+};
+
+/** A single record's `Last-Modified`, and its version for the ETag. */
 export function singleRecord(res: Response, row: { id: number; version: number; modified_utc: string }): void {
   res.locals.version = versionTag(row);
   lastModified(res, row.modified_utc);
 }
 
-function lastModified(res: Response, modifiedUtc: string): void {
+function bodyTag(callerId: number | undefined, language: string, body: string | Buffer): string {
+  return `"${createHash('sha256').update(`${callerId ?? 0}|${language}|`).update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+function cacheable(res: Response, who: unknown, maxAge: number): void {
+  res.setHeader('Cache-Control', who || !maxAge ? 'no-store' : `public, max-age=${maxAge}`);
+}
+
+/** `Last-Modified` of a single record, from its UTC modification time (`YYYY-MM-DD HH:MM:SS`). */
+export function lastModified(res: Response, modifiedUtc: string): void {
   const date = new Date(`${modifiedUtc.replace(' ', 'T')}Z`);
   if (!Number.isNaN(date.getTime())) res.setHeader('Last-Modified', date.toUTCString());
 }

@@ -5,14 +5,20 @@
  */
 import type { Executor } from '../db/knex';
 import { toNumber } from '../db/dialect';
+import { statement, type Statement } from '../db/statements';
 
 interface Table {
   name: 'post_translations' | 'term_translations';
   key: 'post_id' | 'term_id';
+  /** The translations of some records in a language, for some fields. */
+  find: Statement<[number[], string, string[]]>;
 }
 
-const POSTS: Table = { name: 'post_translations', key: 'post_id' };
-const TERMS: Table = { name: 'term_translations', key: 'term_id' };
+const translationsOf = (table: Table['name'], key: Table['key']) => statement((db, ids: number[], language: string, fields: string[]) =>
+  db(table).whereIn(key, ids).andWhere({ language }).whereIn('field', fields).select(`${key} as id`, 'field', 'value'));
+
+const POSTS: Table = { name: 'post_translations', key: 'post_id', find: translationsOf('post_translations', 'post_id') };
+const TERMS: Table = { name: 'term_translations', key: 'term_id', find: translationsOf('term_translations', 'term_id') };
 
 /** Translatable columns of each kind of record, by the column name the rows carry. */
 export const POST_FIELDS = ['title', 'content', 'excerpt'] as const;
@@ -23,9 +29,7 @@ type Translatable = { id: number; language: string };
 async function overlay<T extends Translatable>(db: Executor, table: Table, rows: T[], language: string, fields: readonly string[]): Promise<T[]> {
   const foreign = rows.filter((row) => row.language !== language).map((row) => row.id);
   if (!foreign.length) return rows;
-  const found: Array<{ id: number; field: string; value: string }> = await db(table.name)
-    .whereIn(table.key, [...new Set(foreign)]).andWhere({ language }).whereIn('field', fields)
-    .select(`${table.key} as id`, 'field', 'value');
+  const found = await table.find.all<{ id: number; field: string; value: string }>(db, [...new Set(foreign)], language, [...fields]);
   if (!found.length) return rows;
   const byId = new Map<number, Record<string, string>>();
   for (const { id, field, value } of found) byId.set(toNumber(id), { ...byId.get(toNumber(id)), [field]: value });

@@ -1,6 +1,7 @@
 /** Users: the only code that reads or writes the users table. */
 import type { Executor } from '../db/knex';
 import { isUniqueViolation, utcNow } from '../db/dialect';
+import { statement } from '../db/statements';
 import type { Role } from './roles';
 import { hashPassword } from './passwords';
 
@@ -16,8 +17,11 @@ export function findUserByLogin(db: Executor, login: string): Promise<UserRow | 
   return db<UserRow>('users').where({ login }).first();
 }
 
-export function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
-  return db<UserRow>('users').where({ id }).first();
+const USER_BY_ID = statement((db, id: number) => db('users').where({ id }).select('*'));
+
+export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+  const [row] = await USER_BY_ID.all<UserRow>(db, id);
+  return row;
 }
 
 export function listUsers(db: Executor): Promise<Pick<UserRow, 'id' | 'login' | 'role' | 'created_utc'>[]> {

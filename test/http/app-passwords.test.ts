@@ -11,7 +11,7 @@ import { http, NS, startService, TEST_NOW, type TestService } from '../support/a
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import { createUser } from '../../src/users/repository';
 import { authenticateKey } from '../../src/http/auth';
-import { maskSecrets } from '../../src/app';
+import { maskSecrets } from '../../src/http/request-log';
 import { ApiError } from '../../src/http/errors';
 
 const ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789]{24}$/;

@@ -184,7 +184,7 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
   }, 120_000);
   afterAll(() => service.close());
 
-  /** The plan of the count query `GET /events?search=…` runs. */
+  /** The plan of the first query on the search documents that `GET /events?search=…` runs (its page or count). */
   async function plan(search: string): Promise<string> {
     const db = service.database.db;
     const queries: Array<{ sql: string; bindings: unknown[] }> = [];
@@ -193,7 +193,7 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
     const response = await http(service).get(`${NS}/events`).query({ ...WINDOW, search });
     db.off('query', listen);
     expect(response.status).toBe(200);
-    const count = queries.find((q) => /count\(\*\)/i.test(q.sql) && /search_docs/.test(q.sql)) as { sql: string; bindings: never[] };
+    const count = queries.find((q) => /search_docs/.test(q.sql)) as { sql: string; bindings: never[] };
     if (isPostgres(db)) {
       const rows = (await db.raw(`explain ${count.sql.replace(/\$\d+/g, '?')}`, count.bindings)).rows as Array<{ 'QUERY PLAN': string }>;
       return rows.map((row) => row['QUERY PLAN']).join('\n');

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/http/server';
 import { loadConfig, type Config } from '../../src/config';
 import { migrate } from '../../src/db/migrate';
 import { createLogger } from '../../src/logger';
@@ -45,7 +46,7 @@ export async function startService(engine: Engine, env: Record<string, string> =
     const user = await createUser(database.db, `${role}-user`, role, PASSWORD);
     users[role] = { id: user.id, login: user.login, password: PASSWORD };
   }
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => { const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
   return {
     app,
     server,

@@ -16,7 +16,7 @@ import { eventExists, existingIds } from '../posts/repository';
 import { roundCoordinate } from '../../domain/geo';
 import { listStatuses, whereReadable } from '../posts/rules';
 import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
-import type { EventFilters } from './repository';
+import { venueIdsNear, type EventFilters } from './repository';
 import { prepareSearch } from '../../search/predicate';
 
 export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
@@ -44,7 +44,9 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   if (q.geoloc_lat !== undefined || q.geoloc_lng !== undefined) {
     if (q.geoloc_lat === undefined) throw invalidParam('geoloc_lat', 'geoloc_pair');
     if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
-    filters.near = { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng), radiusKm: q.geoloc_radius ?? 25 };
+    const near = await venueIdsNear(db, { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng), radiusKm: q.geoloc_radius ?? 25 });
+    const found = new Set(near);
+    filters.venueIds = filters.venueIds ? filters.venueIds.filter((id) => found.has(id)) : near;
   }
   if (q.collapse_recurring !== undefined) filters.collapseRecurring = isTrue(q.collapse_recurring);
   if (q.post_parent !== undefined) {

@@ -3,6 +3,9 @@ import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
 import { toBoolean, toNumber } from '../../db/dialect';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
+import { venuesInBox } from '../../db/geo';
+import { listTotal } from '../../db/counts';
+import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
 
 export interface EventFields {
@@ -56,9 +59,11 @@ function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
 }
 
+const POST_AS_EVENT = statement((db, id: number) => db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).select(COLUMNS));
+
 /** The post with that id, with its event fields when it is an event (one query for `/events/{id}`). */
 export async function findPostAsEvent(db: Executor, id: number): Promise<(Omit<EventRow, 'type'> & { type: string }) | undefined> {
-  const row = await db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).first(COLUMNS);
+  const [row] = await POST_AS_EVENT.all<EventRow>(db, id);
   return row && (row.type === 'event' ? normalise(row) : row);
 }
 
@@ -75,12 +80,14 @@ export async function updateEvent(db: Executor, postId: number, fields: Partial<
   if (Object.keys(fields).length) await db('events').where({ post_id: postId }).update(fields);
 }
 
+const ORGANIZER_IDS = statement((db, eventIds: number[]) => db('event_organizers')
+  .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id'));
+
 /** Organizer ids of each event, in their order. */
 export async function organizerIdsOf(db: Executor, eventIds: number[]): Promise<Map<number, number[]>> {
   const byEvent = new Map<number, number[]>();
   if (!eventIds.length) return byEvent;
-  const rows: Array<{ event_id: number; organizer_id: number }> = await db('event_organizers')
-    .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id');
+  const rows = await ORGANIZER_IDS.all<{ event_id: number; organizer_id: number }>(db, eventIds);
   for (const row of rows) {
     const id = toNumber(row.event_id);
     byEvent.set(id, [...(byEvent.get(id) ?? []), toNumber(row.organizer_id)]);
@@ -116,7 +123,6 @@ export interface EventFilters {
   featured?: boolean;
   /** true: venue has coordinates; false: it has none. */
   geolocated?: boolean;
-  near?: { lat: number; lng: number; radiusKm: number };
   include?: number[];
   postParent?: number;
   /** Only the occurrences of this series (its series event's id). */
@@ -125,16 +131,26 @@ export interface EventFilters {
   collapseRecurring?: boolean;
 }
 
+/** The page of a list and its exact total (counted only when the page does not tell it). */
 export async function listEvents(db: Executor, f: EventFilters, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
+  const { page, count } = listQueries(db, f);
+  const rows: EventRow[] = await page().limit(limit).offset(offset);
+  const total = await listTotal(db, rows.length, limit, offset, count);
+  return { rows: rows.map(normalise), total };
+}
+
+/** The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans. */
+export function listQueries(db: Executor, f: EventFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
   const needsPost = Boolean(f.readable);
-  const counted = applyFilters(db, needsPost ? db('events as e').join('posts as p', 'p.id', 'e.post_id') : db('events as e'), f);
-  const [{ total }] = await counted.count({ total: '*' });
-  if (!toNumber(total)) return { rows: [], total: 0 };
-  const page = applyFilters(db, selectEvents(db), f);
-  if (f.include) page.orderBy('p.date_utc').orderBy('e.post_id');
-  else page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
-  const rows: EventRow[] = await page.limit(limit).offset(offset);
-  return { rows: rows.map(normalise), total: toNumber(total) };
+  return {
+    page() {
+      const page = applyFilters(db, selectEvents(db), f);
+      if (f.include) return page.orderBy('p.date_utc').orderBy('e.post_id');
+      return page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
+    },
+    count: () => applyFilters(db, needsPost ? db('events as e').join('posts as p', 'p.id', 'e.post_id') : db('events as e'), f)
+      .count({ total: '*' }),
+  };
 }
 
 function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex.QueryBuilder {
@@ -151,14 +167,14 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
     if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = e.post_id').whereIn('r.term_id', ids));
   }
   if (f.venueIds) q.whereIn('e.venue_id', f.venueIds);
-  if (f.organizerIds) q.whereExists(db('event_organizers as eo').whereRaw('eo.event_id = e.post_id').whereIn('eo.organizer_id', f.organizerIds));
+  // the organizers' events (a few hundred) drive the plan, rather than every event of the window
+  if (f.organizerIds) q.whereIn('e.post_id', db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
   if (f.featured !== undefined) q.where('e.featured', f.featured);
   if (f.geolocated !== undefined) {
     const located = db('venues as v').whereRaw('v.post_id = e.venue_id').whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
     if (f.geolocated) q.whereExists(located);
     else q.whereNotExists(located);
   }
-  if (f.near) q.whereIn('e.venue_id', venuesNear(db, f.near));
   if (f.include) q.whereIn('e.post_id', f.include);
   if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
   if (f.seriesId !== undefined) {
@@ -190,20 +206,21 @@ function earlierOccurrence(db: Executor, f: EventFilters): Knex.QueryBuilder {
 const EARTH_RADIUS_KM = 6371;
 
 /**
- * Venues within `radiusKm` of a point: a bounding box the (geo_lat, geo_lng) index can serve, then the exact
- * great-circle distance (haversine, written with functions both engines have).
+ * Venues within `radiusKm` of a point: a bounding box the spatial index serves (db/geo.ts), then the exact
+ * great-circle distance (haversine, written with functions both engines have). Lists then read the events of these
+ * venues through the venue index, in the window, instead of testing every event of the window.
  */
-function venuesNear(db: Executor, { lat, lng, radiusKm }: { lat: number; lng: number; radiusKm: number }): Knex.QueryBuilder {
+export async function venueIdsNear(db: Executor, { lat, lng, radiusKm }: { lat: number; lng: number; radiusKm: number }): Promise<number[]> {
   const dLat = (radiusKm / EARTH_RADIUS_KM) * (180 / Math.PI);
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const dLng = cosLat > 1e-6 ? Math.min(180, dLat / cosLat) : 180;
-  const query = db('venues as v').select('v.post_id')
-    .whereBetween('v.geo_lat', [lat - dLat, lat + dLat]);
-  if (lng - dLng >= -180 && lng + dLng <= 180) query.whereBetween('v.geo_lng', [lng - dLng, lng + dLng]);
+  const longitudes = lng - dLng >= -180 && lng + dLng <= 180 ? { west: lng - dLng, east: lng + dLng } : {};
+  const query = venuesInBox(db, { south: lat - dLat, north: lat + dLat, ...longitudes }).select('v.post_id');
   // 2r·asin(√(sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2))) ≤ d  ⇔  the term under the root ≤ sin²(d/2r)
   const limit = Math.sin(Math.min(Math.PI / 2, radiusKm / (2 * EARTH_RADIUS_KM))) ** 2;
-  return query.whereRaw(
+  const rows: Array<{ post_id: number }> = await query.whereRaw(
     `power(sin(radians(v.geo_lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(v.geo_lat)) * power(sin(radians(v.geo_lng - ?) / 2), 2) <= ?`,
     [lat, lat, lng, limit],
-  );
+  ).orderBy('v.post_id');
+  return rows.map((row) => toNumber(row.post_id));
 }

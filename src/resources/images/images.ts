@@ -9,6 +9,7 @@ import { toNumber, utcNow } from '../../db/dialect';
 import { invalidParam } from '../../http/errors';
 import { can, type Caller } from '../../users/roles';
 import { asId } from '../../domain/ids';
+import { statement } from '../../db/statements';
 
 export interface ImageRow {
   id: number;
@@ -61,9 +62,11 @@ function isPrivateHost(hostname: string): boolean {
   return false;
 }
 
+const IMAGES = statement((db, ids: number[]) => db('images').whereIn('id', ids).select('id', 'url', 'extension'));
+
 export async function imagesByIds(db: Executor, ids: number[]): Promise<Map<number, ImageRow>> {
   if (!ids.length) return new Map();
-  const rows: ImageRow[] = await db('images').whereIn('id', [...new Set(ids)]).select('id', 'url', 'extension');
+  const rows = await IMAGES.all<ImageRow>(db, [...new Set(ids)]);
   return new Map(rows.map((r) => [toNumber(r.id), { ...r, id: toNumber(r.id) }]));
 }
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
 import { toNumber } from '../../db/dialect';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
+import { listTotal } from '../../db/counts';
 import type { LinkedKind, LinkedRow } from './kinds';
 
 export async function insertDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
@@ -46,11 +47,18 @@ export interface LinkedFilters {
 }
 
 export async function listLinked(db: Executor, kind: LinkedKind, f: LinkedFilters, limit: number, offset: number): Promise<{ ids: number[]; total: number }> {
+  const { page, count } = linkedListQueries(db, kind, f);
+  const rows: Array<{ id: number }> = await page().limit(limit).offset(offset);
+  return { ids: rows.map((r) => toNumber(r.id)), total: await listTotal(db, rows.length, limit, offset, count) };
+}
+
+/** The two queries of `GET /venues` and `GET /organizers`: ids newest first, and their count (exported for plan tests). */
+export function linkedListQueries(db: Executor, kind: LinkedKind, f: LinkedFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
   const filtered = () => applyFilters(db, kind, db('posts as p').join(`${kind.table} as d`, 'd.post_id', 'p.id'), f);
-  const [{ total }] = await filtered().count({ total: '*' });
-  if (!toNumber(total)) return { ids: [], total: 0 };
-  const rows: Array<{ id: number }> = await filtered().select('p.id').orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset);
-  return { ids: rows.map((r) => toNumber(r.id)), total: toNumber(total) };
+  return {
+    page: () => filtered().select('p.id').orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc'),
+    count: () => filtered().count({ total: '*' }),
+  };
 }
 
 /** Events linked to the record in `p`, as a sub-query on `events as le`. */

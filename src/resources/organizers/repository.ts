@@ -2,6 +2,7 @@
 import type { Executor } from '../../db/knex';
 import { toNumber } from '../../db/dialect';
 import { normalisePost, type PostRow } from '../posts/repository';
+import { statement } from '../../db/statements';
 
 export interface OrganizerRow extends PostRow {
   phone: string;
@@ -15,9 +16,11 @@ export function normaliseOrganizer(row: OrganizerRow): OrganizerRow {
 }
 
 /** Organizers by id, one query. */
+const ORGANIZERS = statement((db, ids: number[]) => db('posts as p').join('organizers as o', 'o.post_id', 'p.id')
+  .whereIn('p.id', ids).select('p.*', 'o.*'));
+
 export async function organizersByIds(db: Executor, ids: number[]): Promise<Map<number, OrganizerRow>> {
   if (!ids.length) return new Map();
-  const rows: OrganizerRow[] = await db('posts as p').join('organizers as o', 'o.post_id', 'p.id')
-    .whereIn('p.id', [...new Set(ids)]).select('p.*', 'o.*');
+  const rows = await ORGANIZERS.all<OrganizerRow>(db, [...new Set(ids)]);
   return new Map(rows.map((row) => { const organizer = normaliseOrganizer(row); return [organizer.id, organizer]; }));
 }

@@ -5,6 +5,7 @@ import { lockRows, toNumber, utcNow } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
+import { statement } from '../../db/statements';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
@@ -175,15 +176,17 @@ export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<Te
 }
 
 
+const TERMS_OF_POSTS = statement((db, postIds: number[]) => db('term_relationships as r')
+  .join('terms as t', 't.id', 'r.term_id')
+  .whereIn('r.post_id', postIds)
+  .select('r.post_id', 't.*')
+  .orderByRaw('lower(t.name), t.id'));
+
 /** The categories and tags of each post, with their counts, in one query (embedded in events, ordered by name). */
 export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map<number, TermRow[]>> {
   const byPost = new Map<number, TermRow[]>();
   if (!postIds.length) return byPost;
-  const rows: Array<TermRow & { post_id: number }> = await db('term_relationships as r')
-    .join('terms as t', 't.id', 'r.term_id')
-    .whereIn('r.post_id', postIds)
-    .select('r.post_id', 't.*')
-    .orderByRaw('lower(t.name), t.id');
+  const rows = await TERMS_OF_POSTS.all<TermRow & { post_id: number }>(db, postIds);
   for (const row of rows) {
     const postId = toNumber(row.post_id);
     const { post_id: _, ...term } = row;

@@ -1,6 +1,7 @@
 /** Venues: `posts` rows of type `venue` with their `venues` row. */
 import type { Executor } from '../../db/knex';
 import { toBoolean, toNumber } from '../../db/dialect';
+import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
 
 export interface VenueRow extends PostRow {
@@ -33,10 +34,11 @@ export function normaliseVenue(row: VenueRow): VenueRow {
   };
 }
 
+const VENUES = statement((db, ids: number[]) => db('posts as p').join('venues as v', 'v.post_id', 'p.id').whereIn('p.id', ids).select('p.*', 'v.*'));
+
 /** Venues by id, one query. */
 export async function venuesByIds(db: Executor, ids: number[]): Promise<Map<number, VenueRow>> {
   if (!ids.length) return new Map();
-  const rows: VenueRow[] = await db('posts as p').join('venues as v', 'v.post_id', 'p.id')
-    .whereIn('p.id', [...new Set(ids)]).select('p.*', 'v.*');
+  const rows = await VENUES.all<VenueRow>(db, [...new Set(ids)]);
   return new Map(rows.map((row) => { const venue = normaliseVenue(row); return [venue.id, venue]; }));
 }

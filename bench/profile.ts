@@ -1,0 +1,81 @@
+/**
+ * `[IDS=1,2,3] npx tsx bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]` (`{n}` in PATH: one of IDS): runs the built server (`npm run build`
+ * first) under `node --cpu-prof` on an existing database (a seeded bench database, say), loads PATH with autocannon,
+ * stops the server and prints where the CPU time went: the top functions by self time and the time per package.
+ * The profile itself stays in bench/results/profiles/ (open it in Chrome DevTools).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { ADMIN } from './seed';
+
+const ROOT = path.resolve(__dirname, '..');
+const DIR = path.join(__dirname, 'results', 'profiles');
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
+interface Profile { nodes: ProfileNode[]; samples: number[]; startTime: number; endTime: number }
+
+async function main(): Promise<void> {
+  const [url, target, seconds = '10', method = 'GET', body] = process.argv.slice(2);
+  if (!url || !target) throw new Error('usage: bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]');
+  fs.mkdirSync(DIR, { recursive: true });
+  const before = new Set(fs.readdirSync(DIR));
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+  });
+  const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', DIR, 'dist/src/server.js'], {
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: 'inherit',
+  });
+  for (let i = 0; i < 600; i++) {
+    try { if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break; } catch { /* starting */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
+  if (method !== 'GET') headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  let serial = 0;
+  const ids = (process.env.IDS ?? '1').split(','); // what `{n}` in PATH stands for, one picked per request
+  // IF_NONE_MATCH=1: the ETag of the first id's answer in If-None-Match (the 304 path)
+  if (process.env.IF_NONE_MATCH) headers['if-none-match'] = (await fetch(`http://127.0.0.1:${port}${target.replace('{n}', ids[0])}`)).headers.get('etag') ?? '';
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`, connections: 10, duration: Number(seconds), method: method as 'GET', headers,
+    requests: [{ setupRequest: (r) => ({ ...r, path: target.replace('{n}', String(ids[Math.floor(Math.random() * ids.length)])),
+      body: body?.replace('{serial}', String(++serial)) }) }],
+  });
+  console.log(`${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}`);
+  await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGINT'); });
+  const file = fs.readdirSync(DIR).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  summarise(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Profile);
+  console.log(`profile: bench/results/profiles/${file}`);
+}
+
+function summarise(profile: Profile): void {
+  const total = profile.samples.length;
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  const hits = new Map<number, number>();
+  for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  for (const node of profile.nodes) {
+    const count = hits.get(node.id) ?? 0;
+    if (!count) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
+    const name = `${functionName || '(anonymous)'} ${where ? `${where.split('node_modules/').pop()}:${lineNumber + 1}` : ''}`.trim();
+    byFunction.set(name, (byFunction.get(name) ?? 0) + count);
+    const pkg = where.includes('node_modules/') ? where.split('node_modules/').pop()!.split('/').slice(0, where.includes('node_modules/@') ? 2 : 1).join('/')
+      : where.startsWith('node:') ? 'node core' : where.startsWith('dist/') ? 'service' : functionName.startsWith('(') ? functionName : 'other';
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + count);
+  }
+  const show = (title: string, map: Map<string, number>, n: number) => {
+    console.log(`\n${title}`);
+    for (const [name, count] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n)) {
+      console.log(`${((100 * count) / total).toFixed(1).padStart(5)} %  ${name}`);
+    }
+  };
+  show('self time by package', byPackage, 15);
+  show('self time by function', byFunction, 25);
+}
+
+main().catch((err: unknown) => { console.error(err); process.exitCode = 1; });

@@ -1,0 +1,106 @@
+/**
+ * Every list query shape reads through an index, never a full scan of events or posts, on both engines: the plans
+ * of `GET /events` (each filter), `GET /venues` and `GET /organizers`, page and count, on bench data with fresh
+ * statistics. PostgreSQL plans without sequential scans, hash or merge joins (at this size it would rightly prefer
+ * them), so a scan of a whole table or index shows only where no index can serve the query.
+ */
+import type { Knex } from 'knex';
+import { ENGINES, freshDatabase, type TestDatabase } from '../support/engines';
+import { TEST_NOW } from '../support/app';
+import { seed, type Fixture } from '../../bench/seed';
+import { isPostgres } from '../../src/db/dialect';
+import type { Executor } from '../../src/db/knex';
+import { listQueries, venueIdsNear, type EventFilters } from '../../src/resources/events/repository';
+import { linkedListQueries } from '../../src/resources/linked/repository';
+import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';
+import { prepareSearch } from '../../src/search/predicate';
+
+const BIG_TABLES = ['events', 'posts'];
+
+/** SQLite: `SCAN e` (a table or a whole index) of a big table. */
+async function sqliteScans(db: Executor, query: Knex.QueryBuilder, big: string[]): Promise<{ plan: string; scans: string[] }> {
+  const { sql, bindings } = query.toSQL();
+  const rows: Array<{ detail: string }> = await db.raw(`explain query plan ${sql}`, bindings);
+  const aliases = new Map([['e', 'events'], ['p', 'posts'], ['events', 'events'], ['posts', 'posts']]);
+  const scans = rows.map((r) => r.detail).filter((d) => /^SCAN (\w+)/.test(d) && big.includes(aliases.get(/^SCAN (\w+)/.exec(d)![1]) ?? ''));
+  return { plan: rows.map((r) => r.detail).join('\n'), scans };
+}
+
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] }
+
+/** PostgreSQL: a sequential scan of a big table, or an index scan of it with no condition (the whole index). */
+async function postgresScans(db: Executor, query: Knex.QueryBuilder, big: string[]): Promise<{ plan: string; scans: string[] }> {
+  const { sql, bindings } = query.toSQL().toNative();
+  return (db as Knex).transaction(async (trx) => {
+    // only nested loops over index look-ups remain possible, so a whole-table read shows wherever no index serves
+    for (const setting of ['enable_seqscan', 'enable_hashjoin', 'enable_mergejoin']) await trx.raw(`set local ${setting} = off`);
+    const { rows } = await trx.raw(`explain (format json) ${sql.replace(/\$(\d+)/g, '?')}`, bindings);
+    const scans: string[] = [];
+    const walk = (node: PlanNode) => {
+      const table = node['Relation Name'];
+      if (table && big.includes(table)) {
+        if (node['Node Type'] === 'Seq Scan') scans.push(`Seq Scan on ${table}`);
+        if (/Index (Only )?Scan/.test(node['Node Type']) && !node['Index Cond']) scans.push(`${node['Node Type']} of all ${table}`);
+      }
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(rows[0]['QUERY PLAN'][0].Plan);
+    return { plan: JSON.stringify(rows[0]['QUERY PLAN'][0].Plan), scans };
+  });
+}
+
+describe.each(ENGINES)('list query plans on %s', (engine) => {
+  let database: TestDatabase;
+  let fixture: Fixture;
+  beforeAll(async () => {
+    database = await freshDatabase(engine);
+    fixture = await seed(database.db, { events: 20_000, progress: false, analyze: true, now: Date.parse(TEST_NOW) });
+  }, 120_000);
+  afterAll(() => database.drop());
+
+  const scans = (query: Knex.QueryBuilder, big = BIG_TABLES) => (isPostgres(database.db) ? postgresScans : sqliteScans)(database.db, query, big);
+  const window = { statuses: ['publish'], startFrom: '2027-06-14 00:00:00', endTo: '2029-06-15 23:59:59' };
+
+  const shapes: Array<[string, () => Promise<EventFilters>]> = [
+    ['default window', async () => window],
+    ['every status (editors)', async () => ({ ...window, statuses: ['publish', 'future', 'draft', 'pending', 'private'] })],
+    ['category', async () => ({ ...window, categoryIds: [fixture.categoryId, 11, 21, 31, 41] })],
+    ['tag', async () => ({ ...window, tagIds: [51] })],
+    ['venue', async () => ({ ...window, venueIds: [fixture.venueIds[3]] })],
+    ['organizer', async () => ({ ...window, organizerIds: [fixture.organizerIds[2]] })],
+    ['geolocation', async () => ({ ...window, venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }) })],
+    ['featured', async () => ({ ...window, featured: true })],
+    ['search', async () => ({ ...window, search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en') })],
+    ['category and search', async () => ({ ...window, categoryIds: [fixture.categoryId], search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en') })],
+    ['starts after', async () => ({ statuses: ['publish'], startsAfter: '2028-01-01 00:00:00' })],
+  ];
+
+  it.each(shapes)('GET /events by %s reads no table whole', async (_name, filters) => {
+    const f = await filters();
+    const { page, count } = listQueries(database.db, f);
+    for (const query of [page().limit(15), count()]) {
+      const { plan, scans: found } = await scans(query);
+      expect({ found, plan }).toEqual({ found: [], plan });
+    }
+  });
+
+  it.each([['venues', VENUES], ['organizers', ORGANIZERS]] as const)('GET /%s reads no table whole', async (_name, kind) => {
+    const { page, count } = linkedListQueries(database.db, kind, { statuses: ['publish'] });
+    for (const query of [page().limit(10), count()]) {
+      const { plan, scans: found } = await scans(query);
+      expect({ found, plan }).toEqual({ found: [], plan });
+    }
+  });
+
+  it('finds the venues near a point through the spatial index', async () => {
+    const near = await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 });
+    expect(near.length).toBeGreaterThan(0);
+    const all: Array<{ post_id: number; geo_lat: number; geo_lng: number }> = await database.db('venues').select('post_id', 'geo_lat', 'geo_lng');
+    const rad = (x: number) => (x * Math.PI) / 180;
+    const distance = (v: { geo_lat: number; geo_lng: number }) => 2 * 6371 * Math.asin(Math.sqrt(Math.sin(rad(v.geo_lat - fixture.geoCenter.lat) / 2) ** 2 +
+      Math.cos(rad(fixture.geoCenter.lat)) * Math.cos(rad(v.geo_lat)) * Math.sin(rad(v.geo_lng - fixture.geoCenter.lng) / 2) ** 2));
+    const expected = all.filter((v) => distance(v) <= 25 - 1e-6).map((v) => Number(v.post_id));
+    expect(near).toEqual(expect.arrayContaining(expected));
+    expect(near.every((id) => distance(all.find((v) => Number(v.post_id) === id)!) <= 25 + 1e-6)).toBe(true);
+  });
+});
