@@ -28,6 +28,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Longest a request may take before the server gives up on it. */
   requestTimeoutMs: number;
+  /** Most events one iCalendar feed carries (ICAL_MAX_EVENTS). */
+  icalMaxEvents: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
+    icalMaxEvents: integer(env.ICAL_MAX_EVENTS, 10_000, 'ICAL_MAX_EVENTS', 1, 1_000_000),
   });
 }
 

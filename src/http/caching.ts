@@ -11,7 +11,7 @@ import { requestLanguage } from './language';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;
-  res.setHeader('Vary', 'Authorization');
+  res.setHeader('Vary', 'Authorization, Accept'); // JSON or text/calendar (src/feeds/ical)
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Cache-Control', 'no-store');
     return next();

@@ -4,5 +4,6 @@ import { discoveryHandlers } from './discovery';
 import { termHandlers } from '../resources/terms/handlers';
 import { eventHandlers } from '../resources/events/handlers';
 import { linkedHandlers } from '../resources/linked/handlers';
+import { icalHandlers } from '../feeds/ical/handlers';
 
-export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers };
+export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers, ...icalHandlers };

@@ -61,4 +61,13 @@ export const de: Catalogue = {
   request_timeout: 'Die Anfrage hat zu lange gedauert und wurde abgebrochen.',
   rate_limited: 'Zu viele Anfragen. Versuche es in {seconds} Sekunden erneut.',
   slug_empty: 'Aus dem Namen lässt sich kein Slug erzeugen: Gib einen Slug an.',
+  ical_calendar_name: 'Veranstaltungen',
+  ical_filter_search: 'Suche',
+  ical_filter_categories: 'Kategorien',
+  ical_filter_tags: 'Schlagwörter',
+  ical_filter_venue: 'Veranstaltungsort',
+  ical_filter_organizer: 'Veranstalter',
+  ical_filter_featured: 'hervorgehoben',
+  ical_filter_from: 'ab',
+  ical_filter_to: 'bis',
 };

@@ -59,6 +59,15 @@ export const en = {
   request_timeout: 'The request took too long and was stopped.',
   rate_limited: 'Too many requests. Try again in {seconds} seconds.',
   slug_empty: 'The slug cannot be made from the name: send a slug.',
+  ical_calendar_name: 'Events',
+  ical_filter_search: 'search',
+  ical_filter_categories: 'categories',
+  ical_filter_tags: 'tags',
+  ical_filter_venue: 'venue',
+  ical_filter_organizer: 'organizer',
+  ical_filter_featured: 'featured',
+  ical_filter_from: 'from',
+  ical_filter_to: 'to',
 } as const;
 
 export type MessageKey = keyof typeof en;

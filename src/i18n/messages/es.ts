@@ -61,4 +61,13 @@ export const es: Catalogue = {
   request_timeout: 'La solicitud ha tardado demasiado y se ha detenido.',
   rate_limited: 'Demasiadas solicitudes. Inténtalo de nuevo dentro de {seconds} segundos.',
   slug_empty: 'No se puede generar el slug a partir del nombre: envía un slug.',
+  ical_calendar_name: 'Eventos',
+  ical_filter_search: 'búsqueda',
+  ical_filter_categories: 'categorías',
+  ical_filter_tags: 'etiquetas',
+  ical_filter_venue: 'lugar',
+  ical_filter_organizer: 'organizador',
+  ical_filter_featured: 'destacados',
+  ical_filter_from: 'desde',
+  ical_filter_to: 'hasta',
 };

@@ -61,4 +61,13 @@ export const fr: Catalogue = {
   request_timeout: 'La requête a pris trop de temps et a été interrompue.',
   rate_limited: 'Trop de requêtes. Réessayez dans {seconds} secondes.',
   slug_empty: 'Impossible de générer un slug à partir du nom : envoyez un slug.',
+  ical_calendar_name: 'Événements',
+  ical_filter_search: 'recherche',
+  ical_filter_categories: 'catégories',
+  ical_filter_tags: 'étiquettes',
+  ical_filter_venue: 'lieu',
+  ical_filter_organizer: 'organisateur',
+  ical_filter_featured: 'à la une',
+  ical_filter_from: 'du',
+  ical_filter_to: 'au',
 };

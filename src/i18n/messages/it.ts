@@ -61,4 +61,13 @@ export const it: Catalogue = {
   request_timeout: 'La richiesta ha impiegato troppo tempo ed è stata interrotta.',
   rate_limited: 'Troppe richieste. Riprova tra {seconds} secondi.',
   slug_empty: 'Impossibile generare lo slug dal nome: invia uno slug.',
+  ical_calendar_name: 'Eventi',
+  ical_filter_search: 'ricerca',
+  ical_filter_categories: 'categorie',
+  ical_filter_tags: 'tag',
+  ical_filter_venue: 'luogo',
+  ical_filter_organizer: 'organizzatore',
+  ical_filter_featured: 'in evidenza',
+  ical_filter_from: 'dal',
+  ical_filter_to: 'al',
 };

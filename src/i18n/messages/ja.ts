@@ -61,4 +61,13 @@ export const ja: Catalogue = {
   request_timeout: 'リクエストに時間がかかりすぎたため、中止されました。',
   rate_limited: 'リクエストが多すぎます。{seconds} 秒後にもう一度お試しください。',
   slug_empty: '名前からスラッグを作成できません。スラッグを送信してください。',
+  ical_calendar_name: 'イベント',
+  ical_filter_search: '検索',
+  ical_filter_categories: 'カテゴリー',
+  ical_filter_tags: 'タグ',
+  ical_filter_venue: '会場',
+  ical_filter_organizer: '主催者',
+  ical_filter_featured: '注目',
+  ical_filter_from: '開始',
+  ical_filter_to: '終了',
 };

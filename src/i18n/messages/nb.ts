@@ -61,4 +61,13 @@ export const nb: Catalogue = {
   request_timeout: 'Forespørselen tok for lang tid og ble avbrutt.',
   rate_limited: 'For mange forespørsler. Prøv igjen om {seconds} sekunder.',
   slug_empty: 'Kan ikke lage en slug fra navnet: send en slug.',
+  ical_calendar_name: 'Arrangementer',
+  ical_filter_search: 'søk',
+  ical_filter_categories: 'kategorier',
+  ical_filter_tags: 'stikkord',
+  ical_filter_venue: 'sted',
+  ical_filter_organizer: 'arrangør',
+  ical_filter_featured: 'fremhevet',
+  ical_filter_from: 'fra',
+  ical_filter_to: 'til',
 };

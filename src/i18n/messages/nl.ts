@@ -61,4 +61,13 @@ export const nl: Catalogue = {
   request_timeout: 'Het verzoek duurde te lang en is afgebroken.',
   rate_limited: 'Te veel verzoeken. Probeer het over {seconds} seconden opnieuw.',
   slug_empty: 'Er kan geen slug uit de naam worden gemaakt: geef een slug op.',
+  ical_calendar_name: 'Evenementen',
+  ical_filter_search: 'zoeken',
+  ical_filter_categories: 'categorieën',
+  ical_filter_tags: 'tags',
+  ical_filter_venue: 'locatie',
+  ical_filter_organizer: 'organisator',
+  ical_filter_featured: 'uitgelicht',
+  ical_filter_from: 'vanaf',
+  ical_filter_to: 'tot',
 };

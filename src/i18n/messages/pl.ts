@@ -64,4 +64,13 @@ export const pl: Catalogue = {
   request_timeout: 'Żądanie trwało zbyt długo i zostało przerwane.',
   rate_limited: 'Zbyt wiele żądań. Spróbuj ponownie za {seconds} s.',
   slug_empty: 'Nie można utworzyć sluga z nazwy: podaj slug.',
+  ical_calendar_name: 'Wydarzenia',
+  ical_filter_search: 'wyszukiwanie',
+  ical_filter_categories: 'kategorie',
+  ical_filter_tags: 'tagi',
+  ical_filter_venue: 'miejsce',
+  ical_filter_organizer: 'organizator',
+  ical_filter_featured: 'wyróżnione',
+  ical_filter_from: 'od',
+  ical_filter_to: 'do',
 };

@@ -61,4 +61,13 @@ export const ptBr: Catalogue = {
   request_timeout: 'A requisição demorou demais e foi interrompida.',
   rate_limited: 'Muitas requisições. Tente novamente em {seconds} segundos.',
   slug_empty: 'Não é possível gerar o slug a partir do nome: envie um slug.',
+  ical_calendar_name: 'Eventos',
+  ical_filter_search: 'busca',
+  ical_filter_categories: 'categorias',
+  ical_filter_tags: 'tags',
+  ical_filter_venue: 'local',
+  ical_filter_organizer: 'organizador',
+  ical_filter_featured: 'em destaque',
+  ical_filter_from: 'de',
+  ical_filter_to: 'até',
 };

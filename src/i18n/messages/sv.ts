@@ -61,4 +61,13 @@ export const sv: Catalogue = {
   request_timeout: 'Förfrågan tog för lång tid och avbröts.',
   rate_limited: 'För många förfrågningar. Försök igen om {seconds} sekunder.',
   slug_empty: 'Det går inte att skapa en slug från namnet: skicka en slug.',
+  ical_calendar_name: 'Evenemang',
+  ical_filter_search: 'sökning',
+  ical_filter_categories: 'kategorier',
+  ical_filter_tags: 'taggar',
+  ical_filter_venue: 'plats',
+  ical_filter_organizer: 'arrangör',
+  ical_filter_featured: 'utvalda',
+  ical_filter_from: 'från',
+  ical_filter_to: 'till',
 };

@@ -15,6 +15,7 @@ import { translatePosts } from '../translations';
 import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
 import * as service from './service';
+import { sendEventCalendar, sendEventListCalendar, wantsCalendar } from '../../feeds/ical/handlers';
 import type { EventRow } from './repository';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
@@ -40,6 +41,7 @@ async function reload(db: Executor, id: number): Promise<EventRow> {
 
 const handlers = {
   async list(req: Req<'listEvents'>, res: Response) {
+    if (wantsCalendar(req)) return sendEventListCalendar(req, res);
     const { db, config } = context(req);
     const who = caller(req);
     const page = paging(req.query);
@@ -59,6 +61,7 @@ const handlers = {
     await send(req, res, db, await reload(db, id), 201);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
+    if (wantsCalendar(req)) return sendEventCalendar(req, res);
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
     service.assertReadable(row, caller(req), password);

@@ -28,7 +28,8 @@ export interface EventFields {
   image_id: number | null;
 }
 
-export type EventRow = PostRow & EventFields;
+/** `revision` counts the event's writes (its iCalendar SEQUENCE). */
+export type EventRow = PostRow & EventFields & { revision: number };
 
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : toNumber(value));
 
@@ -44,13 +45,14 @@ function normalise(row: EventRow): EventRow {
     venue_id: nullableId(row.venue_id),
     post_parent: nullableId(row.post_parent),
     image_id: nullableId(row.image_id),
+    revision: toNumber(row.revision ?? 0),
   };
 }
 
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
 const COLUMNS = ['p.*', 'e.start_local', 'e.end_local', 'e.start_utc', 'e.end_utc', 'e.timezone', 'e.all_day', 'e.cost',
   'e.currency_symbol', 'e.currency_position', 'e.website', 'e.show_map', 'e.show_map_link', 'e.hide_from_listings',
-  'e.sticky', 'e.featured', 'e.venue_id', 'e.post_parent', 'e.image_id'];
+  'e.sticky', 'e.featured', 'e.venue_id', 'e.post_parent', 'e.image_id', 'e.revision'];
 
 function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
@@ -73,6 +75,11 @@ export async function insertEvent(db: Executor, postId: number, fields: EventFie
 
 export async function updateEvent(db: Executor, postId: number, fields: Partial<EventFields>): Promise<void> {
   if (Object.keys(fields).length) await db('events').where({ post_id: postId }).update(fields);
+}
+
+/** One more change of the event (called in every event write's transaction: the feed's SEQUENCE grows). */
+export async function bumpRevision(db: Executor, postId: number): Promise<void> {
+  await db('events').where({ post_id: postId }).increment('revision', 1);
 }
 
 /** Organizer ids of each event, in their order. */
@@ -120,10 +127,12 @@ export interface EventFilters {
   near?: { lat: number; lng: number; radiusKm: number };
   include?: number[];
   postParent?: number;
+  /** Leaves out password-protected events (feeds). */
+  unprotected?: boolean;
 }
 
 export async function listEvents(db: Executor, f: EventFilters, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
-  const needsPost = Boolean(f.readable || f.searchWords?.length);
+  const needsPost = Boolean(f.readable || f.searchWords?.length || f.unprotected);
   const counted = applyFilters(db, needsPost ? db('events as e').join('posts as p', 'p.id', 'e.post_id') : db('events as e'), f);
   const [{ total }] = await counted.count({ total: '*' });
   if (!toNumber(total)) return { rows: [], total: 0 };
@@ -163,6 +172,7 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   if (f.near) q.whereIn('e.venue_id', venuesNear(db, f.near));
   if (f.include) q.whereIn('e.post_id', f.include);
   if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
+  if (f.unprotected) q.where('p.password', '');
   return q;
 }
 

@@ -90,6 +90,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
     await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
     await repo.updateEvent(trx, row.id, write.event);
+    await repo.bumpRevision(trx, row.id);
     await write.links(trx, row.id);
     if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
   });
@@ -105,6 +106,7 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
     else {
       await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
       await repo.updateEvent(trx, row.id, { status: 'trash' });
+      await repo.bumpRevision(trx, row.id);
     }
     await refreshCounts(trx, terms);
   });

@@ -1,0 +1,64 @@
+/**
+ * The iCalendar routes (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical`) and the
+ * `Accept: text/calendar` branch of `GET /events` and `GET /events/{id}`: the same filters and read rules as the
+ * JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out. ETag/304 and
+ * Cache-Control come from `conditionalReads`, as for JSON.
+ */
+import type { Request, Response } from 'express';
+import type { HandlerTable, TypedRequest } from '../../http/handler';
+import { caller } from '../../http/auth';
+import { context } from '../../http/context';
+import { requestLanguage } from '../../http/language';
+import { lastModified } from '../../http/caching';
+import { renderContext } from '../../resources/posts/mapper';
+import { translatePosts } from '../../resources/translations';
+import { loadRelations } from '../../resources/events/mapper';
+import { eventFilters, type EventListQuery } from '../../resources/events/list';
+import * as repo from '../../resources/events/repository';
+import * as service from '../../resources/events/service';
+import type { EventRow } from '../../resources/events/repository';
+import { calendarName, calendarText, toCalendarEvent } from './feed';
+
+/** Feeds cover 30 days back to 12 months ahead unless the request names dates. */
+const FEED_WINDOW = { daysBack: 30, monthsAhead: 12 };
+
+/** Whether the request prefers text/calendar to JSON (JSON stays the default, `*\/*` included). */
+export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
+  return req.accepts(['application/json', 'text/calendar']) === 'text/calendar';
+}
+
+type CalendarOp = 'listEvents' | 'listEventsIcal' | 'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal';
+
+/** Writes the calendar of `rows`; its name is `name`, or the (translated) title of the one event. */
+async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventRow[], name?: string): Promise<void> {
+  const { db } = context(req);
+  const language = requestLanguage(req);
+  const translated = await translatePosts(db, rows, language);
+  const relations = await loadRelations(db, translated, language);
+  const ctx = renderContext(req);
+  const body = calendarText(ctx, name ?? translated[0].title, translated.map((row) => toCalendarEvent(ctx, row, relations)));
+  res.status(200).type('text/calendar; charset=utf-8').send(body);
+}
+
+export async function sendEventListCalendar(req: TypedRequest<'listEvents' | 'listEventsIcal'>, res: Response): Promise<void> {
+  const { db, config } = context(req);
+  const language = requestLanguage(req);
+  const query = req.query as EventListQuery;
+  const filters = await eventFilters(db, config, caller(req), query, language, undefined, FEED_WINDOW);
+  const { rows } = await repo.listEvents(db, { ...filters, unprotected: true }, config.icalMaxEvents, 0);
+  await answer(req, res, rows, calendarName(query, language));
+}
+
+export async function sendEventCalendar(req: TypedRequest<'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal'>, res: Response): Promise<void> {
+  const { db } = context(req);
+  const row = 'id' in req.params ? await service.eventById(db, req.params.id) : await service.eventBySlug(db, req.params.slug);
+  service.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
+  lastModified(res, row.modified_utc);
+  await answer(req, res, [row]);
+}
+
+export const icalHandlers = {
+  listEventsIcal: sendEventListCalendar,
+  getEventIcal: sendEventCalendar,
+  getEventBySlugIcal: sendEventCalendar,
+} satisfies Partial<HandlerTable>;
