@@ -36,7 +36,10 @@ async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventR
   const translated = await translatePosts(db, rows, language);
   const relations = await loadRelations(db, translated, language);
   const ctx = renderContext(req);
-  const body = calendarText(ctx, name ?? translated[0].title, translated.map((row) => toCalendarEvent(ctx, row, relations)));
+  // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
+  const textLanguage = (row: EventRow, i: number) => (row.title !== rows[i].title || row.content !== rows[i].content ? language : row.language);
+  const events = translated.map((row, i) => ({ ...toCalendarEvent(ctx, row, relations), language: textLanguage(row, i) }));
+  const body = calendarText(ctx, name ?? translated[0].title, events);
   res.status(200).type('text/calendar; charset=utf-8').send(body);
 }
 

@@ -97,9 +97,12 @@ function times(e: CalendarEvent): string[] {
 
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
 
-/** Fixed offsets (`UTC+5:30`) get a TZID of their own; IANA names are their own TZID. */
+/**
+ * The stored zone is the TZID: an IANA name, or a fixed offset (`UTC+5:30`), which is no IANA name (the IANA
+ * `Etc/GMT+5` is five hours *behind*), so no reader can mistake it for one.
+ */
 function tzidOf(zone: string): string {
-  return zone.startsWith('UTC') ? `Etc/${zone}` : zone;
+  return zone;
 }
 
 // ---- VTIMEZONE ----
@@ -121,7 +124,7 @@ export function vtimezone(zone: string, from: DateTime, to: DateTime): string[] 
   const start = from.startOf('year').minus({ years: 1 });
   const end = to.endOf('year').plus({ years: 1 });
   const offsetAt = (at: DateTime) => tz.offset(at.toMillis());
-  const lines = ['BEGIN:VTIMEZONE', `TZID:${paramValue(tzidOf(zone))}`];
+  const lines = ['BEGIN:VTIMEZONE', `TZID:${text(tzidOf(zone))}`];
   const first = offsetAt(start);
   lines.push(...observance(tz instanceof FixedOffsetZone ? false : isDst(zone, start), start, first, first));
   for (const change of transitions(offsetAt, start, end)) {
