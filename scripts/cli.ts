@@ -3,6 +3,12 @@
  *   user create --login L --role R     prints {"id","login","role","password"} with a generated password
  *   user list                          prints one JSON line per user (no password hashes)
  *   user reset-password --login L      prints {"id","login","role","password"} with a new generated password
+ *   import ics <file-or-URL> --author L [--status S] [--category NAME] [--dry-run] [--sync] [--allow-private]
+ *                                      imports VEVENTs as events written by L; prints a JSON summary
+ *   import tec <REST root> --author L [--user U --password P] [--allow-private]
+ *                                      copies a plugin site (categories, tags, venues, organizers, events)
+ * A progress bar goes to stderr on a terminal. URLs on private, loopback or link-local addresses are refused
+ * unless --allow-private is given.
  * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database.
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +19,10 @@ import { isUniqueViolation } from '../src/db/dialect';
 import { generatePassword } from '../src/users/passwords';
 import { createUser, findUserByLogin, listUsers, setPassword } from '../src/users/repository';
 import { isRole, ROLES } from '../src/users/roles';
+import { importIcs } from '../src/imports/ics';
+import { importTec } from '../src/imports/tec';
+import { readSource } from '../src/imports/source';
+import { terminalProgress } from '../src/imports/progress';
 
 class UsageError extends Error {}
 
@@ -20,9 +30,13 @@ async function run(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { login: { type: 'string' }, role: { type: 'string' } },
+    options: {
+      login: { type: 'string' }, role: { type: 'string' }, author: { type: 'string' }, status: { type: 'string' },
+      category: { type: 'string' }, 'dry-run': { type: 'boolean' }, sync: { type: 'boolean' },
+      'allow-private': { type: 'boolean' }, user: { type: 'string' }, password: { type: 'string' },
+    },
   });
-  const command = positionals.join(' ');
+  const command = positionals.slice(0, 2).join(' ');
   const db = createDb(loadConfig().databaseUrl);
   try {
     await migrate(db);
@@ -44,8 +58,26 @@ async function run(argv: string[]): Promise<void> {
       const password = generatePassword();
       await setPassword(db, user.id, password);
       print({ id: user.id, login: user.login, role: user.role, password });
+    } else if (command === 'import ics' || command === 'import tec') {
+      const source = positionals[2];
+      if (!source) throw new UsageError(`usage: cli ${command} <${command === 'import ics' ? 'file-or-URL' : 'REST root'}> --author L`);
+      const author = await findUserByLogin(db, required(values.author, '--author'));
+      if (!author) throw new UsageError(`no user with login "${values.author}"`);
+      const caller = { id: author.id, login: author.login, role: author.role };
+      const config = loadConfig();
+      const fetchOptions = { allowPrivate: Boolean(values['allow-private']) };
+      if (command === 'import ics') {
+        const text = await readSource(source, fetchOptions);
+        print(await importIcs(db, config, text, {
+          source, author: caller, status: values.status, category: values.category, dryRun: Boolean(values['dry-run']),
+          sync: Boolean(values.sync), language: config.defaultLanguage,
+        }, terminalProgress()));
+      } else {
+        const credentials = values.user ? { user: values.user, password: required(values.password, '--password') } : undefined;
+        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, terminalProgress()));
+      }
     } else {
-      throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L');
+      throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L | import ics <file-or-URL> --author L | import tec <REST root> --author L');
     }
   } finally {
     await db.destroy();
