@@ -46,9 +46,10 @@ export async function importTec(db: Db, config: Readonly<Config>, root: string, 
   await assertTecApi(get, base);
   const summary = {} as TecSummary;
   const ctx: Ctx = { db, config, options, source, ids: new Map() };
-  const categories = parentsFirst(await all(get, 'categories', {}));
+  const every = { hide_empty: 'false' }; // terms without events are listed only when asked
+  const categories = parentsFirst(await all(get, 'categories', every));
   summary.categories = await copy(ctx, progress, 'categories', categories, (item) => copyTerm(ctx, CATEGORIES, item));
-  summary.tags = await copy(ctx, progress, 'tags', await all(get, 'tags', {}), (item) => copyTerm(ctx, TAGS, item));
+  summary.tags = await copy(ctx, progress, 'tags', await all(get, 'tags', every), (item) => copyTerm(ctx, TAGS, item));
   const statuses: Record<string, string> = options.credentials ? { status: 'publish,future,draft,pending,private' } : {};
   summary.venues = await copy(ctx, progress, 'venues', await all(get, 'venues', statuses), (item) => copyLinked(ctx, VENUES, item));
   summary.organizers = await copy(ctx, progress, 'organizers', await all(get, 'organizers', statuses), (item) => copyLinked(ctx, ORGANIZERS, item));
@@ -145,11 +146,11 @@ const keyOf = (item: Record_) => String(item.global_id ?? item.id);
  * One record: unchanged when its fingerprint matches the last run's and the local record still exists; else
  * written (`write` creates when `localId` is undefined) with its mapping, in one transaction.
  */
-async function upsert(ctx: Ctx, kind: string, item: Record_, fingerprintSource: unknown, exists: (id: number) => Promise<boolean>, write: (trx: Knex.Transaction, localId: number | undefined) => Promise<number>): Promise<Outcome> {
+async function upsert(ctx: Ctx, kind: string, item: Record_, fingerprintSource: unknown, exists: (trx: Knex.Transaction, id: number) => Promise<boolean>, write: (trx: Knex.Transaction, localId: number | undefined) => Promise<number>): Promise<Outcome> {
   const fingerprint = fingerprintOf(fingerprintSource);
   return ctx.db.transaction(async (trx) => {
     const mapped = await findMapping(trx, ctx.source, kind, keyOf(item));
-    const live = mapped && (await exists(mapped.local_id)) ? mapped.local_id : undefined;
+    const live = mapped && (await exists(trx, mapped.local_id)) ? mapped.local_id : undefined;
     if (live !== undefined) ctx.ids.set(`${kind}:${item.id}`, live);
     if (live !== undefined && mapped?.fingerprint === fingerprint) return 'unchanged';
     const id = await write(trx, live);
@@ -164,7 +165,7 @@ const asDb = (trx: Knex.Transaction) => trx as unknown as Db; // services open a
 async function copyTerm(ctx: Ctx, info: TaxonomyInfo, item: Record_): Promise<Outcome> {
   const parent = info.hierarchical && item.parent ? ctx.ids.get(`${info.key}:${item.parent}`) ?? 0 : undefined;
   const body = { name: String(item.name), slug: String(item.slug), description: String(item.description ?? ''), ...(parent !== undefined ? { parent } : {}) };
-  return upsert(ctx, info.key, item, body, async (id) => Boolean(await findTerm(ctx.db, info.taxonomy, id)), async (trx, localId) => {
+  return upsert(ctx, info.key, item, body, async (trx, id) => Boolean(await findTerm(trx, info.taxonomy, id)), async (trx, localId) => {
     if (localId !== undefined) return (await updateTerm(asDb(trx), info, localId, body, ctx.options.language)).id;
     return (await createTerm(asDb(trx), info, body, ctx.options.language)).id;
   });
@@ -176,11 +177,11 @@ const LINKED_FIELDS: Record<'venue' | 'organizer', string[]> = {
 };
 
 async function copyLinked(ctx: Ctx, kind: LinkedKind, item: Record_): Promise<Outcome> {
-  const body: Record<string, unknown> = { description: String(item.description ?? ''), status: item.status, date_utc: item.date_utc };
+  const body: Record<string, unknown> = { ...texts(item, ['description']), status: item.status, date_utc: item.date_utc };
   for (const field of LINKED_FIELDS[kind.type as 'venue' | 'organizer']) if (item[field] !== undefined && item[field] !== null) body[field] = item[field];
   const image = imageUrl(item.image);
   if (image) body.image = image;
-  return upsert(ctx, kind.plural, item, { body, slug: item.slug }, async (id) => Boolean(await posts.existingIds(ctx.db, kind.type, [id]).then((s) => s.size)), async (trx, localId) => {
+  return upsert(ctx, kind.plural, item, { body, slug: item.slug }, async (trx, id) => (await posts.existingIds(trx, kind.type, [id])).size > 0, async (trx, localId) => {
     const id = localId === undefined
       ? await createLinkedIn(trx, ctx.config, kind, ctx.options.author, body, ctx.options.language)
       : (await updateLinked(asDb(trx), ctx.config, kind, ctx.options.author, await linkedById(trx, kind, localId), body, ctx.options.language), localId);
@@ -195,6 +196,11 @@ async function keepSlug(trx: Knex.Transaction, type: 'venue' | 'organizer' | 'ev
   if ((await posts.freeSlug(trx, type, slug, id)) === slug) await posts.updatePost(trx, id, { slug });
 }
 
+/** The non-empty texts among `fields` (the services refuse an empty description: absent is the same as empty). */
+function texts(item: Record_, fields: string[]): Record<string, string> {
+  return Object.fromEntries(fields.filter((f) => typeof item[f] === 'string' && item[f] !== '').map((f) => [f, String(item[f])]));
+}
+
 function imageUrl(image: unknown): string | undefined {
   const url = image && typeof image === 'object' ? (image as { url?: unknown }).url : undefined;
   return typeof url === 'string' && /^https?:\/\//.test(url) ? url : undefined;
@@ -205,7 +211,7 @@ async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
     .map((ref) => ctx.ids.get(`${kind}:${(ref as { id: number }).id}`)).filter((id): id is number => id !== undefined);
   const venue = ids('venues', Array.isArray(item.venue) ? item.venue : item.venue ? [item.venue] : []);
   const body: EventWrite = {
-    title: String(item.title), description: String(item.description ?? ''), excerpt: String(item.excerpt ?? ''),
+    title: String(item.title), ...texts(item, ['description', 'excerpt']),
     slug: String(item.slug), status: item.status as EventWrite['status'], date_utc: String(item.date_utc),
     all_day: Boolean(item.all_day), start_date: String(item.start_date), end_date: String(item.end_date),
     timezone: String(item.timezone), cost: String(item.cost ?? ''), featured: Boolean(item.featured),
@@ -216,7 +222,7 @@ async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
   if (item.website && item.website !== item.url) body.website = String(item.website); // the plugin shows the page URL when unset
   const image = imageUrl(item.image);
   if (image) body.image = image;
-  return upsert(ctx, 'events', item, body, async (id) => Boolean(await findEvent(ctx.db, id)), async (trx, localId) => {
+  return upsert(ctx, 'events', item, body, async (trx, id) => Boolean(await findEvent(trx, id)), async (trx, localId) => {
     if (localId === undefined) return createEvent(asDb(trx), ctx.config, ctx.options.author, body, ctx.options.language);
     await updateEvent(asDb(trx), ctx.config, ctx.options.author, await findEvent(trx, localId) as NonNullable<Awaited<ReturnType<typeof findEvent>>>, body, ctx.options.language);
     return localId;
