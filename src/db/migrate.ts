@@ -6,7 +6,8 @@ import * as initial from './migrations/001_initial';
 import * as events from './migrations/002_events';
 import * as translations from './migrations/003_translations';
 import * as termCounts from './migrations/004_term_counts';
-import * as ical from './migrations/005_ical';
+import * as search from './migrations/005_search';
+import * as ical from './migrations/006_ical';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -16,7 +17,8 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['002_events', events],
   ['003_translations', translations],
   ['004_term_counts', termCounts],
-  ['005_ical', ical],
+  ['005_search', search],
+  ['006_ical', ical],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
