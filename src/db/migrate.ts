@@ -7,7 +7,8 @@ import * as events from './migrations/002_events';
 import * as translations from './migrations/003_translations';
 import * as termCounts from './migrations/004_term_counts';
 import * as search from './migrations/005_search';
-import * as ical from './migrations/006_ical';
+import * as series from './migrations/006_series';
+import * as ical from './migrations/007_ical';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -18,7 +19,8 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['003_translations', translations],
   ['004_term_counts', termCounts],
   ['005_search', search],
-  ['006_ical', ical],
+  ['006_series', series],
+  ['007_ical', ical],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -70,4 +70,13 @@ export const fr: Catalogue = {
   ical_filter_featured: 'à la une',
   ical_filter_from: 'du',
   ical_filter_to: 'au',
+  recurrence_frequency: 'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris en charge).',
+  recurrence_syntax: 'La règle n’est pas une liste de parties NOM=VALEUR : {value}',
+  recurrence_part: '{part} n’est pas une partie de règle prise en charge.',
+  recurrence_value: '{part} a une valeur que la règle n’autorise pas : {value}',
+  recurrence_count_until: 'COUNT et UNTIL ne peuvent pas être utilisés ensemble.',
+  recurrence_too_many: 'La série aurait plus de {limit} occurrences.',
+  recurrence_date: 'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Le premier évènement d’une série ne peut pas être modifié seul : utilisez following ou all.',
+  recurrence_scope_this: 'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
 };

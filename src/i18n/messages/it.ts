@@ -70,4 +70,13 @@ export const it: Catalogue = {
   ical_filter_featured: 'in evidenza',
   ical_filter_from: 'dal',
   ical_filter_to: 'al',
+  recurrence_frequency: 'La regola richiede FREQ tra DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY e SECONDLY non sono supportati).',
+  recurrence_syntax: 'La regola non è un elenco di parti NOME=VALORE: {value}',
+  recurrence_part: '{part} non è una parte di regola supportata.',
+  recurrence_value: '{part} ha un valore che la regola non consente: {value}',
+  recurrence_count_until: 'COUNT e UNTIL non possono essere usati insieme.',
+  recurrence_too_many: 'La serie avrebbe più di {limit} ricorrenze.',
+  recurrence_date: 'rdates ed exdates devono essere date locali (YYYY-MM-DD) o date e ore (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Il primo evento di una serie non può essere modificato da solo: usa following o all.',
+  recurrence_scope_this: 'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
 };

@@ -70,4 +70,13 @@ export const ja: Catalogue = {
   ical_filter_featured: '注目',
   ical_filter_from: '開始',
   ical_filter_to: '終了',
+  recurrence_frequency: 'ルールには DAILY、WEEKLY、MONTHLY、YEARLY のいずれかの FREQ が必要です（HOURLY、MINUTELY、SECONDLY には対応していません）。',
+  recurrence_syntax: 'ルールが NAME=VALUE 形式の部分のリストではありません: {value}',
+  recurrence_part: '{part} は対応していないルールの部分です。',
+  recurrence_value: '{part} の値はルールで許可されていません: {value}',
+  recurrence_count_until: 'COUNT と UNTIL は同時に使用できません。',
+  recurrence_too_many: 'シリーズの繰り返しが {limit} 件を超えます。',
+  recurrence_date: 'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
+  recurrence_scope_first: 'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
+  recurrence_scope_this: '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
 };
