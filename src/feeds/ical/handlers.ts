@@ -18,6 +18,8 @@ import * as repo from '../../resources/events/repository';
 import * as service from '../../resources/events/service';
 import type { EventRow } from '../../resources/events/repository';
 import { calendarName, calendarText, toCalendarEvent } from './feed';
+import { feedItems, type FeedItem } from './series';
+import { globalIds } from '../../resources/posts/mapper';
 
 /** Feeds cover 30 days back to 12 months ahead unless the request names dates. */
 const FEED_WINDOW = { daysBack: 30, monthsAhead: 12 };
@@ -29,18 +31,30 @@ export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
 
 type CalendarOp = 'listEvents' | 'listEventsIcal' | 'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal';
 
-/** Writes the calendar of `rows`; its name is `name`, or the (translated) title of the one event. */
+/** Writes the calendar of `rows` (series as rules); its name is `name`, or the (translated) title of the first. */
 async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventRow[], name?: string): Promise<void> {
   const { db } = context(req);
   const language = requestLanguage(req);
-  const translated = await translatePosts(db, rows, language);
+  const items = await feedItems(db, rows, caller(req));
+  const originals = items.map((item) => item.row);
+  const translated = await translatePosts(db, originals, language);
   const relations = await loadRelations(db, translated, language);
   const ctx = renderContext(req);
   // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
-  const textLanguage = (row: EventRow, i: number) => (row.title !== rows[i].title || row.content !== rows[i].content ? language : row.language);
-  const events = translated.map((row, i) => ({ ...toCalendarEvent(ctx, row, relations), language: textLanguage(row, i) }));
+  const textLanguage = (row: EventRow, i: number) => (row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language);
+  const events = translated.map((row, i) => {
+    const { recurrence, recurrenceId, coverUntilUtc } = items[i];
+    const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id; // overrides share the series' UID
+    return { ...toCalendarEvent(ctx, row, relations), language: textLanguage(row, i), recurrence, recurrenceId, coverUntilUtc, ...(uid ? { uid } : {}) };
+  });
   const body = calendarText(ctx, name ?? translated[0].title, events);
   res.status(200).type('text/calendar; charset=utf-8').send(body);
+}
+
+/** The series event of the detached occurrence at `index` (the last item with a rule before it). */
+function seriesOf(items: FeedItem[], index: number): number {
+  for (let i = index; i >= 0; i--) if (items[i].recurrence) return items[i].row.id;
+  return items[index].row.id;
 }
 
 export async function sendEventListCalendar(req: TypedRequest<'listEvents' | 'listEventsIcal'>, res: Response): Promise<void> {

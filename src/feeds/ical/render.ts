@@ -31,6 +31,12 @@ export interface CalendarEvent {
   private: boolean;
   /** Language of the texts (LANGUAGE parameter). */
   language: string;
+  /** A series: its rule and extra or excluded local starts (wall clocks in `timezone`). */
+  recurrence?: { rrule: string; rdates: string[]; exdates: string[] };
+  /** A detached occurrence of a series: the local start the rule gave it (RECURRENCE-ID). */
+  recurrenceId?: string;
+  /** The last instant the VTIMEZONE must cover (a series' last occurrence), when later than `endUtc`. */
+  coverUntilUtc?: string;
 }
 
 export interface CalendarInfo {
@@ -67,6 +73,7 @@ function renderEvent(e: CalendarEvent): string[] {
     `LAST-MODIFIED:${utcStamp(utc(e.modifiedUtc))}`,
     `SEQUENCE:${e.sequence}`,
     ...times(e),
+    ...recurrence(e),
     `SUMMARY${lang}:${text(e.title)}`,
   ];
   if (plain) lines.push(`DESCRIPTION${lang}:${text(plain)}`);
@@ -95,6 +102,40 @@ function times(e: CalendarEvent): string[] {
   return [`DTSTART;TZID=${tzid}:${localStamp(e.startLocal)}`, `DTEND;TZID=${tzid}:${localStamp(e.endLocal)}`];
 }
 
+/** RRULE, RDATE and EXDATE of a series, RECURRENCE-ID of a detached occurrence, in the form DTSTART has. */
+function recurrence(e: CalendarEvent): string[] {
+  const lines: string[] = [];
+  if (e.recurrence) {
+    lines.push(`RRULE:${ruleFor(e)}`);
+    if (e.recurrence.rdates.length) lines.push(`RDATE${instants(e, e.recurrence.rdates)}`);
+    if (e.recurrence.exdates.length) lines.push(`EXDATE${instants(e, e.recurrence.exdates)}`);
+  }
+  if (e.recurrenceId) lines.push(`RECURRENCE-ID${instants(e, [e.recurrenceId])}`);
+  return lines;
+}
+
+/** Parameters and value of local starts: dates, UTC instants or local times with TZID, like DTSTART. */
+function instants(e: CalendarEvent, locals: string[]): string {
+  if (e.allDay) return `;VALUE=DATE:${locals.map((l) => l.slice(0, 10).replace(/-/g, '')).join(',')}`;
+  if (isUtc(e.timezone)) return `:${locals.map((l) => utcStamp(utc(l))).join(',')}`;
+  return `;TZID=${paramValue(tzidOf(e.timezone))}:${locals.map(localStamp).join(',')}`;
+}
+
+/**
+ * The stored rule with UNTIL in the form RFC 5545 requires: a date for all-day series, a UTC instant otherwise
+ * (a date UNTIL of a timed series keeps its whole local day).
+ */
+function ruleFor(e: CalendarEvent): string {
+  const rule = e.recurrence?.rrule.replace(/^RRULE:/i, '') ?? '';
+  return rule.replace(/UNTIL=(\d{8})(T\d{6}Z)?/i, (_whole, date: string, time?: string) => {
+    if (e.allDay) {
+      return `UNTIL=${time ? DateTime.fromFormat(date + time, "yyyyLLdd'T'HHmmss'Z'", { zone: 'UTC' }).setZone(zoneOf(e.timezone)).toFormat('yyyyLLdd') : date}`;
+    }
+    if (time) return `UNTIL=${date}${time}`;
+    return `UNTIL=${utcStamp(DateTime.fromFormat(`${date}235959`, 'yyyyLLddHHmmss', { zone: zoneOf(e.timezone) }))}`;
+  });
+}
+
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
 
 /**
@@ -112,7 +153,7 @@ function timezones(events: CalendarEvent[]): string[] {
   const spans = new Map<string, { from: DateTime; to: DateTime }>();
   for (const e of events) {
     if (e.allDay || isUtc(e.timezone)) continue;
-    const [from, to] = [utc(e.startUtc), utc(e.endUtc)];
+    const [from, to] = [utc(e.startUtc), utc(e.coverUntilUtc && e.coverUntilUtc > e.endUtc ? e.coverUntilUtc : e.endUtc)];
     const span = spans.get(e.timezone);
     spans.set(e.timezone, span ? { from: DateTime.min(span.from, from), to: DateTime.max(span.to, to) } : { from, to });
   }
