@@ -18,6 +18,8 @@ import { message } from '../i18n/messages';
 import type { Caller } from '../users/roles';
 import { createEvent, deleteEvent, updateEvent, type EventWrite } from '../resources/events/service';
 import { findEvent } from '../resources/events/repository';
+import { membersOf } from '../resources/series/repository';
+import type { Knex } from 'knex';
 import { silentProgress, type Progress } from './progress';
 
 export interface IcsImportOptions {
@@ -115,10 +117,13 @@ class SkipEvent extends Error {}
 interface When { instant: DateTime; allDay: boolean; zone: string }
 
 /** DTSTART or DTEND: the instant and the zone to store it in. */
-function when(vevent: ICAL.Component, name: 'dtstart' | 'dtend', cal: ParsedCalendar, siteZone: string): When | undefined {
+function when(vevent: ICAL.Component, name: 'dtstart' | 'dtend' | 'recurrence-id', cal: ParsedCalendar, siteZone: string): When | undefined {
   const property = vevent.getFirstProperty(name);
-  if (!property) return undefined;
-  const value = property.getFirstValue() as ICAL.Time;
+  return property ? placed(property, property.getFirstValue() as ICAL.Time, cal, siteZone) : undefined;
+}
+
+/** One date or date-time value of a property, placed in its zone (TZID, UTC, or floating). */
+function placed(property: ICAL.Property, value: ICAL.Time, cal: ParsedCalendar, siteZone: string): When {
   const fields = { year: value.year, month: value.month, day: value.day, hour: value.hour, minute: value.minute, second: value.second };
   if (value.isDate) return { instant: DateTime.fromObject({ ...fields, hour: 0, minute: 0, second: 0 }, { zone: 'UTC' }), allDay: true, zone: 'UTC' };
   const tzid = property.getParameter('tzid') as string | undefined;
@@ -133,6 +138,18 @@ function when(vevent: ICAL.Component, name: 'dtstart' | 'dtend', cal: ParsedCale
   }
   const floating = calendarZone ?? siteZone; // a floating time is read in the calendar's zone, else the site's
   return { instant: DateTime.fromObject(fields, { zone: zoneOf(floating) }), allDay: false, zone: floating };
+}
+
+/** RDATE or EXDATE values as local starts of the series (wall clocks in its zone; all-day: the date at 00:00). */
+function localStarts(vevent: ICAL.Component, name: 'rdate' | 'exdate', start: When, cal: ParsedCalendar, siteZone: string): string[] {
+  return vevent.getAllProperties(name).flatMap((property) => property.getValues().flatMap((value) => {
+    if (!(value instanceof ICAL.Time)) throw new SkipEvent(`${name.toUpperCase()} periods are not supported`);
+    return [localStart(placed(property, value, cal, siteZone), start)];
+  }));
+}
+
+function localStart(at: When, start: When): string {
+  return start.allDay ? `${at.instant.toISODate()} 00:00:00` : local(at.instant, start.zone);
 }
 
 const local = (instant: DateTime, zone: string) => instant.setZone(zoneOf(zone)).toFormat('yyyy-LL-dd HH:mm:ss');
@@ -165,6 +182,12 @@ export function eventWrite(vevent: ICAL.Component, cal: ParsedCalendar, options:
   const categories = vevent.getAllProperties('categories').flatMap((p) => p.getValues().map((v) => String(v).trim())).filter(Boolean);
   if (options.category) categories.push(options.category);
   if (categories.length) body.categories = [...new Set(categories)];
+  const rule = vevent.getFirstPropertyValue('rrule') as ICAL.Recur | null;
+  if (rule) {
+    body.recurrence = {
+      rrule: rule.toString(), rdates: localStarts(vevent, 'rdate', start, cal, siteZone), exdates: localStarts(vevent, 'exdate', start, cal, siteZone),
+    } as EventWrite['recurrence'];
+  }
   const privateClass = String(vevent.getFirstPropertyValue('class') ?? '').toUpperCase() === 'PRIVATE';
   body.status = (options.status ?? (privateClass ? 'private' : 'publish')) as EventWrite['status'];
   return body;
@@ -226,7 +249,9 @@ export async function importIcs(db: Db, config: Readonly<Config>, text: string, 
   const source = `ics:${createHash('sha256').update(options.source).digest('hex').slice(0, 32)}`;
   const seen = new Set<string>();
   progress.start('events', cal.events.length);
-  for (const item of cal.events) {
+  // series first: a detached occurrence (RECURRENCE-ID) changes an occurrence its series created
+  const isOverride = (item: ParsedCalendar['events'][number]) => Boolean(item.vevent?.getFirstProperty('recurrence-id'));
+  for (const item of [...cal.events.filter((e) => !isOverride(e)), ...cal.events.filter(isOverride)]) {
     progress.tick();
     if (item.error || !item.vevent) {
       summary.skipped.push({ line: item.line, reason: item.error ?? 'unreadable event' });
@@ -234,18 +259,16 @@ export async function importIcs(db: Db, config: Readonly<Config>, text: string, 
     }
     const vevent = item.vevent;
     const uid = String(vevent.getFirstPropertyValue('uid') ?? '') || fallbackUid(vevent);
-    if (vevent.getFirstProperty('recurrence-id')) {
-      summary.skipped.push({ line: item.line, uid, reason: 'detached occurrence (RECURRENCE-ID): recurring series are not available yet' });
-      continue;
-    }
-    if (['rrule', 'rdate'].some((name) => vevent.getFirstProperty(name))) {
-      summary.notes.push(`line ${item.line}: ${uid}: RRULE/RDATE ignored (recurring series are not available yet): first occurrence only`);
-    }
-    seen.add(uid);
     try {
       const body = eventWrite(vevent, cal, options, config.siteTimezone);
-      const outcome = await writeOne(db, config, source, uid, body, options);
-      summary[outcome]++;
+      if (isOverride(item)) {
+        const { key, occurrenceId } = await occurrenceFor(db, source, uid, vevent, cal, config.siteTimezone);
+        delete body.recurrence;
+        summary[await writeOne(db, config, source, { kind: 'occurrence', id: `${uid}#${key}`, target: occurrenceId }, body, options)]++;
+      } else {
+        seen.add(uid);
+        summary[await writeOne(db, config, source, { kind: 'event', id: uid }, body, options)]++;
+      }
     } catch (err) {
       if (err instanceof SkipEvent) summary.skipped.push({ line: item.line, uid, reason: err.message });
       else if (err instanceof ApiError) summary.skipped.push({ line: item.line, uid, reason: `${err.code}: ${message(options.language, err.messageKey, err.values)}` });
@@ -262,31 +285,50 @@ function fallbackUid(vevent: ICAL.Component): string {
   return `no-uid-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 }
 
-/** One event and its mapping row in one transaction (rolled back on --dry-run). */
-async function writeOne(db: Db, config: Readonly<Config>, source: string, uid: string, body: EventWrite, options: IcsImportOptions): Promise<'created' | 'updated' | 'unchanged'> {
+/** What a VEVENT is mapped as: an event by its UID, or a detached occurrence by UID and original start. */
+interface Key { kind: 'event' | 'occurrence'; id: string; target?: number }
+
+/**
+ * One VEVENT and its mapping row in one transaction (rolled back on --dry-run). Counts are per VEVENT: `created`
+ * the first time one is imported (for a detached occurrence: first applied to the occurrence its series made).
+ */
+async function writeOne(db: Db, config: Readonly<Config>, source: string, key: Key, body: EventWrite, options: IcsImportOptions): Promise<'created' | 'updated' | 'unchanged'> {
   const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
   let outcome: 'created' | 'updated' | 'unchanged' = 'unchanged';
   try {
     await db.transaction(async (trx) => {
-      const mapped = await findMapping(trx, source, 'event', uid);
-      const current = mapped ? await findEvent(trx, mapped.local_id) : undefined;
-      if (current && mapped?.fingerprint === fingerprint) return;
+      const mapped = await findMapping(trx, source, key.kind, key.id);
+      const current = await findEvent(trx, key.target ?? mapped?.local_id ?? 0);
+      if (current && mapped?.fingerprint === fingerprint && mapped.local_id === current.id) return;
+      let id: number;
       if (current) {
-        await updateEvent(trx as unknown as Db, config, options.author, current, body, options.language);
-        outcome = 'updated';
+        await updateEvent(asDb(trx), config, options.author, current, body, options.language, key.kind === 'occurrence' ? 'this' : undefined);
+        id = current.id;
       } else {
-        const id = await createEvent(trx as unknown as Db, config, options.author, body, options.language);
-        await saveMapping(trx, source, 'event', uid, id, '');
-        outcome = 'created';
-        if (mapped) await trx('import_mappings').where({ source, kind: 'event', source_id: uid }).update({ local_id: id });
+        id = await createEvent(asDb(trx), config, options.author, body, options.language);
       }
-      await trx('import_mappings').where({ source, kind: 'event', source_id: uid }).update({ fingerprint });
+      outcome = mapped && current ? 'updated' : 'created';
+      await saveMapping(trx, source, key.kind, key.id, id, fingerprint);
       if (options.dryRun) throw new DryRun();
     });
   } catch (err) {
     if (!(err instanceof DryRun)) throw err;
   }
   return outcome;
+}
+
+const asDb = (trx: Knex.Transaction) => trx as unknown as Db; // services open a savepoint inside it
+
+/** The occurrence a RECURRENCE-ID names: its series must have been imported from this source. */
+async function occurrenceFor(db: Db, source: string, uid: string, vevent: ICAL.Component, cal: ParsedCalendar, siteZone: string): Promise<{ key: string; occurrenceId: number }> {
+  const mapped = await findMapping(db, source, 'event', uid);
+  const master = mapped && (await findEvent(db, mapped.local_id));
+  if (!master) throw new SkipEvent('detached occurrence (RECURRENCE-ID) of a series that was not imported');
+  const at = when(vevent, 'recurrence-id', cal, siteZone) as When;
+  const key = localStart(at, { instant: at.instant, allDay: master.all_day, zone: master.timezone });
+  const member = (await membersOf(db, master.id)).find((m) => m.original_local === key);
+  if (!member) throw new SkipEvent(`RECURRENCE-ID ${key} is not an occurrence of its series`);
+  return { key, occurrenceId: member.event_id };
 }
 
 export interface MappingRow { source: string; kind: string; source_id: string; local_id: number; fingerprint: string }

@@ -47,7 +47,7 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
   const comparable = (events: ParsedEvent[]) => events.map((e) => ({
     summary: e.summary, description: e.description, location: e.location, start: e.start, end: e.end,
     categories: [...e.categories].sort(), organizer: e.organizer?.cn, email: e.organizer?.value.startsWith('mailto:') ? e.organizer.value : null,
-    status: e.status, class: e.class, geo: e.geo,
+    status: e.status, class: e.class, geo: e.geo, rrule: e.rrule, rdates: e.rdates, exdates: e.exdates, recurrence_id: e.recurrence_id,
   })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
   it('round-trips our own feed: export → import into an empty database → export gives the same events', async () => {
@@ -63,6 +63,13 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     await create({ title: 'Round trip New York', start_date: '2027-11-07 00:30:00', end_date: '2027-11-07 03:00:00', timezone: 'America/New_York' });
     await create({ title: 'Round trip private', status: 'private', start_date: '2027-08-01 10:00:00', end_date: '2027-08-01 11:00:00', timezone: 'Asia/Tokyo' });
     await create({ title: 'Round trip offset', start_date: '2027-08-02 10:00:00', end_date: '2027-08-02 11:00:00', timezone: 'UTC+5:30' });
+    const series = await create({
+      title: 'Round trip series', start_date: '2027-10-14 10:00:00', end_date: '2027-10-14 11:00:00', timezone: 'Europe/Amsterdam',
+      recurrence: { rrule: 'FREQ=WEEKLY;COUNT=5', rdates: ['2027-11-20 09:00:00'], exdates: ['2027-10-21 10:00:00'] },
+    });
+    const occurrences = await http(source).get(`${NS}/events/${series.body.id}/occurrences`).auth(...source.as('administrator')).query({ start_date: '2027-10-01', end_date: '2027-12-31' });
+    const detached = occurrences.body.events.find((o: WireEvent) => o.start_date.startsWith('2027-11-04'));
+    await http(source).post(`${NS}/events/${detached.id}`).auth(...source.as('administrator')).send({ title: 'Round trip series (moved)', start_date: '2027-11-04 15:00:00', end_date: '2027-11-04 16:00:00' }).expect(200);
 
     const url = feedUrl(source, '/events/ical');
     await expect(readSource(url)).rejects.toThrow(/private address/); // loopback needs --allow-private
@@ -71,12 +78,16 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     expect(text).toBe(exported);
 
     const first = await importIcs(target.database.db, target.config, text, options(target, { source: url }));
-    expect(first).toMatchObject({ created: 5, updated: 0, unchanged: 0, skipped: [], removed: [] });
+    expect(first).toMatchObject({ created: 7, updated: 0, unchanged: 0, skipped: [], removed: [] });
     const again = await http(target).get(`${NS}/events/ical`).auth(...target.as('administrator')).buffer(true).then((r) => r.text);
     expect(comparable(parseWithIcalJs(again).events)).toEqual(comparable(parseWithIcalJs(text).events));
+    expect(parseWithIcalJs(again).events.filter((e) => e.rrule)).toHaveLength(1);
+    const copied = (await events(target, { search: 'Round trip series' })).map((e) => [e.title, e.utc_start_date]);
+    const originals = (await events(source, { search: 'Round trip series' })).map((e) => [e.title, e.utc_start_date]);
+    expect(copied).toEqual(originals); // the occurrences, the detached one included
 
     const second = await importIcs(target.database.db, target.config, text, options(target, { source: url }));
-    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 5, skipped: [] });
+    expect(second).toMatchObject({ created: 0, updated: 0, unchanged: 7, skipped: [] });
     const third = await http(target).get(`${NS}/events/ical`).auth(...target.as('administrator')).buffer(true).then((r) => r.text);
     expect(third).toBe(again); // nothing was written: same SEQUENCE, same stamps
   });
@@ -116,18 +127,22 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     expect(oneToOne).toMatchObject({ timezone: 'Europe/Berlin', utc_start_date: '2027-11-12 13:00:00', status: 'private' });
   });
 
-  it('imports an Apple export: folded lines, multi-line LOCATION; reports RRULE, RECURRENCE-ID, broken lines and a missing start', async () => {
+  it('imports an Apple export: folded lines, multi-line LOCATION, a series with a RECURRENCE-ID override; reports broken lines and a missing start', async () => {
     const text = fixture('apple.ics');
     const summary = await importIcs(target.database.db, target.config, text, options(target, { source: 'apple.ics', status: 'draft' }));
-    expect(summary.created).toBe(2);
+    expect(summary.created).toBe(3);
     expect(summary.skipped).toEqual([
-      { line: lineOf(text, 'RECURRENCE-ID;TZID=America/New_York:20270913T100000', 'BEGIN:VEVENT'), uid: '8A4F1C2E-5B6D-4E7F-9A0B-1C2D3E4F5A6B', reason: expect.stringMatching(/RECURRENCE-ID/) },
       { line: lineOf(text, 'this line is not a content line'), reason: expect.stringMatching(/^broken line/) },
       { line: lineOf(text, 'UID:0B1C2D3E-NO-START', 'BEGIN:VEVENT'), uid: '0B1C2D3E-NO-START', reason: 'event without a start (DTSTART)' },
     ]);
-    expect(summary.notes).toEqual([expect.stringMatching(/RRULE/)]);
     const list = await events(target, { status: 'draft' });
     const run = byTitle(list, 'Weekly run');
+    const series = await http(target).get(`${NS}/events/${run.id}/occurrences`).auth(...target.as('administrator'))
+      .query({ status: 'draft', start_date: '2027-09-01', end_date: '2027-10-31' });
+    expect(series.body.events.map((o: WireEvent) => [o.title, o.start_date])).toEqual([
+      ['Weekly run', '2027-09-06 10:00:00'], ['Weekly run (long one)', '2027-09-13 11:00:00'],
+      ['Weekly run', '2027-09-20 10:00:00'], ['Weekly run', '2027-09-27 10:00:00'],
+    ]);
     expect(run).toMatchObject({ status: 'draft', timezone: 'America/New_York', utc_start_date: '2027-09-06 14:00:00', utc_end_date: '2027-09-06 15:30:00' });
     expect(run.description).toContain('about ten kilometres) at an easy pace — ünïcödé is welcome, and so are 日本語 runners. Bring water.');
     expect(run.venue).toMatchObject({ venue: 'Central Park', address: 'New York, NY, United States' });

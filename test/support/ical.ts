@@ -28,6 +28,10 @@ export interface ParsedEvent {
   geo: [number, number] | null;
   organizer: { cn: string | null; value: string } | null;
   recurrence_id: string | { date: string } | null;
+  /** ical.js only: RRULE, RDATE and EXDATE as written. */
+  rrule?: string | null;
+  rdates?: string[];
+  exdates?: string[];
 }
 
 const utcText = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
@@ -66,6 +70,9 @@ export function parseWithIcalJs(text: string): { name: string; events: ParsedEve
         geo: geo ? [Number(geo[0]), Number(geo[1])] as [number, number] : null,
         organizer: organizer ? { cn: (organizer.getParameter('cn') as string | undefined) ?? null, value: String(organizer.getFirstValue()) } : null,
         recurrence_id: recurrence ? time(recurrence) : null,
+        rrule: vevent.getFirstPropertyValue('rrule')?.toString() ?? null,
+        rdates: vevent.getAllProperties('rdate').flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time))).map(String),
+        exdates: vevent.getAllProperties('exdate').flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time))).map(String),
       };
     });
     return { name: String(calendar.getFirstPropertyValue('x-wr-calname') ?? ''), events };
