@@ -7,7 +7,7 @@ import createClient from 'openapi-fetch';
 import type { paths } from '../generated/schema';
 
 export function calendarClient(namespaceRoot: string, login: string, password: string) {
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({ // JSON answers (some routes also speak text/calendar)
     baseUrl: namespaceRoot,
     headers: { Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` },
   });

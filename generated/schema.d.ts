@@ -74,6 +74,9 @@ export interface paths {
          *     `post_parent` that is not an event, `geoloc_lat` without `geoloc_lng` (or the reverse) and `ticketed=true`
          *     are `400 rest_invalid_param`. A page after the last one is `404 event-archive-page-not-found`; an empty
          *     first page is 200 with an empty list. A `search` that matches nothing gives `total` 0.
+         *
+         *     With `Accept: text/calendar` (preferred to `application/json`) the answer is the same as `/events/ical`
+         *     with these filters: no paging, the feed's default window and cap, no paging headers.
          */
         get: operations["listEvents"];
         put?: never;
@@ -96,6 +99,35 @@ export interface paths {
          *     Answers 201 with the event (without `json_ld`).
          */
         post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/ical": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscribe to a list of events (iCalendar)
+         * @description The events `GET /events` would list with the same filters (dates, `search`, `categories`, `tags`, `venue`,
+         *     `organizer`, `featured`, geolocation, `include`, `status` for callers who may ask for it), as one
+         *     iCalendar object for calendar apps: no paging, at most `ICAL_MAX_EVENTS` events (10 000 by default) in start
+         *     order. Without date filters the feed covers the events that start on or after 00:00 thirty days ago (site time
+         *     zone) and end within 12 months. Password-protected events and events the caller may not read are left out.
+         *     `X-WR-CALNAME` names the filters in the request's language. Subscribe with `webcal://` by replacing the
+         *     scheme of this URL. Errors are JSON, as on `GET /events`.
+         */
+        get: operations["listEventsIcal"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -188,6 +220,36 @@ export interface paths {
          *     Answers 200 with the event (without `json_ld`).
          */
         patch: operations["patchEvent"];
+        trace?: never;
+    };
+    "/events/{id}/ical": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
+                id: components["parameters"]["post_id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an event as iCalendar
+         * @description The event as an iCalendar object (one `VEVENT`). The read rules of `GET /events/{id}` apply: an unknown id is
+         *     `404 rest-event-not-found`, an unreadable event `403 event-not-accessible`, one in the trash
+         *     `403 event-no-longer-available`.
+         *     A password-protected event is `403 event-password-protected` (feeds carry no password) unless the caller may
+         *     edit it.
+         */
+        get: operations["getEventIcal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/events/{id}/occurrences": {
@@ -295,6 +357,36 @@ export interface paths {
          *     Answers 200 with the event (without `json_ld`).
          */
         patch: operations["patchEventBySlug"];
+        trace?: never;
+    };
+    "/events/by-slug/{slug}/ical": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Slug of the record. */
+                slug: components["parameters"]["slug"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an event by slug as iCalendar
+         * @description The event as an iCalendar object (one `VEVENT`). The read rules of `GET /events/by-slug/{slug}` apply: an unknown slug is
+         *     `400 rest_invalid_param` naming `slug`, an unreadable event `403 event-not-accessible`, one in the trash
+         *     `403 event-no-longer-available`.
+         *     A password-protected event is `403 event-password-protected` (feeds carry no password) unless the caller may
+         *     edit it.
+         */
+        get: operations["getEventBySlugIcal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/venues": {
@@ -1812,6 +1904,14 @@ export interface components {
             events: components["schemas"]["Event"][];
         };
         /**
+         * @description An iCalendar object (RFC 5545): a `VCALENDAR` with `VERSION`, `PRODID`, `CALSCALE`, `METHOD:PUBLISH`, `X-WR-CALNAME` (the filters, in the request's language), `X-WR-TIMEZONE` (the site's zone), `REFRESH-INTERVAL` and `X-PUBLISHED-TTL`, one `VTIMEZONE` per zone the events use (from the IANA data, for the span they cover), and one `VEVENT` per event: `UID` (the event's `global_id`), `DTSTAMP` and `LAST-MODIFIED` (its last change), `CREATED`, `SEQUENCE` (grows with each change), `DTSTART`/`DTEND` with `TZID` (all-day events: `VALUE=DATE` with an exclusive end), `SUMMARY`, `DESCRIPTION` (plain text) with `X-ALT-DESC;FMTTYPE=text/html`, `LOCATION` (venue name and address), `GEO`, `URL`, `CATEGORIES` (categories, then tags), `ORGANIZER` (`CN`, and `mailto:` when the organizer has an email, else its page; further organizers as `CONTACT`), `STATUS`, `CLASS` (`PRIVATE` for private events) and `LANGUAGE` parameters on texts. Lines end in CRLF and are folded at 75 octets. A series is one `VEVENT` with `RRULE`, `RDATE` and `EXDATE` (from its series event) plus one `VEVENT` with `RECURRENCE-ID` per detached occurrence, sharing its `UID`; the single-event routes answer the whole series of any occurrence.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//calendar-events-api//iCalendar feed//EN
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
+        /**
          * @description Post status to store. Callers who cannot publish (contributors) asking for `publish` or `future` get `pending`. A `publish` with a date in the future is stored as `future`, a `future` with a past date as `publish`. `trash` is reached only through DELETE.
          * @example publish
          * @enum {string}
@@ -2412,6 +2512,31 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The events as an iCalendar object (`text/calendar; charset=utf-8`). */
+        CalendarOk: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/calendar": components["schemas"]["ICalendar"];
+            };
+        };
+        /** @description The event: JSON by default; with `Accept: text/calendar` the same answer as `/events/{id}/ical`. */
+        EventReadOk: {
+            headers: {
+                "Content-Language": components["headers"]["Content-Language"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Last-Modified": components["headers"]["Last-Modified"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+                "text/calendar": components["schemas"]["ICalendar"];
+            };
+        };
         /** @description The event. */
         EventOk: {
             headers: {
@@ -2987,6 +3112,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventList"];
+                    "text/calendar": components["schemas"]["ICalendar"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3030,6 +3156,72 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listEventsIcal: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Only events starting on or after this date. Without `strict_dates` it is moved back to 00:00:00 of its day. Defaults to yesterday 00:00:00 in the site time zone unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. Unparsable dates are `400 rest_invalid_param`. */
+                start_date?: components["parameters"]["event_start_date"];
+                /** @description Only events ending on or before this date. Without `strict_dates` it is moved forward to 23:59:59 of its day. Defaults to 24 months from now unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. */
+                end_date?: components["parameters"]["event_end_date"];
+                /** @description Only events starting before this date (moved to 23:59:59 of its day without `strict_dates`). Drops the default `start_date` and `end_date`; ignored with `include`. */
+                starts_before?: components["parameters"]["event_starts_before"];
+                /** @description Only events starting after this date (after the whole day without `strict_dates`). Drops the default `start_date` and `end_date`; ignored with `include`. */
+                starts_after?: components["parameters"]["event_starts_after"];
+                /** @description Only events ending before this date (moved to 23:59:59 of its day without `strict_dates`). Drops the default `start_date` and `end_date`; ignored with `include`. */
+                ends_before?: components["parameters"]["event_ends_before"];
+                /** @description Only events ending after this date (after the whole day without `strict_dates`). Drops the default `start_date` and `end_date`; ignored with `include`. */
+                ends_after?: components["parameters"]["event_ends_after"];
+                /** @description When truthy (`1`, `true`, `on`, `yes`), the date filters apply to the second instead of being rounded to whole days, and a date without an offset is read as UTC. Any other value is false. */
+                strict_dates?: components["parameters"]["event_strict_dates"];
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
+                search?: components["parameters"]["search"];
+                /** @description Only events with any of these categories (ids or slugs), child categories included. Each must be an existing category, else `400 rest_invalid_param`. */
+                categories?: components["parameters"]["event_categories"];
+                /** @description Only events with any of these tags (ids or slugs). Each must be an existing tag, else `400 rest_invalid_param`. */
+                tags?: components["parameters"]["event_tags"];
+                /** @description Only events linked to any of these venue ids. Each must be an existing venue, else `400 rest_invalid_param`. */
+                venue?: components["parameters"]["event_venue"];
+                /** @description Only events linked to any of these organizer ids. Each must be an existing organizer, else `400 rest_invalid_param`. */
+                organizer?: components["parameters"]["event_organizer"];
+                /** @description `true` lists only featured events, `false` only the others. */
+                featured?: components["parameters"]["event_featured"];
+                /**
+                 * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+                 *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+                 *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+                 *     items they may read.
+                 */
+                status?: components["parameters"]["status_filter"];
+                /** @description `true` lists only events whose venue has coordinates (`geo_lat`, `geo_lng`); `false` only events without such a venue. Built in (the plugin needs a paid add-on). */
+                geoloc?: components["parameters"]["event_geoloc"];
+                /** @description Latitude of the centre of the search area, in decimal degrees. Needs `geoloc_lng`; together they list only events whose venue lies within `geoloc_radius` km. One without the other is `400 rest_invalid_param`. */
+                geoloc_lat?: components["parameters"]["event_geoloc_lat"];
+                /** @description Longitude of the centre of the search area, in decimal degrees. Needs `geoloc_lat`. */
+                geoloc_lng?: components["parameters"]["event_geoloc_lng"];
+                /** @description Radius of the search area around `geoloc_lat`/`geoloc_lng`, in kilometres. */
+                geoloc_radius?: components["parameters"]["event_geoloc_radius"];
+                /** @description Only events with these ids, ordered by publication date, then id. Every date parameter and the default date window are ignored; the other filters still apply; unknown ids simply match nothing. */
+                include?: components["parameters"]["event_include"];
+                /** @description Only events whose parent is this event. Must be an existing event id, else `400 rest_invalid_param`. */
+                post_parent?: components["parameters"]["event_post_parent"];
+                /** @description Filter on tickets. This service sells no tickets: `true` is `400 rest_invalid_param` (with `event-tickets-not-active` in `data.details.ticketed`); `false` is accepted and filters nothing. */
+                ticketed?: components["parameters"]["event_ticketed"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CalendarOk"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            default: components["responses"]["Error"];
+        };
+    };
     getEvent: {
         parameters: {
             query?: {
@@ -3047,7 +3239,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["EventOk"];
+            200: components["responses"]["EventReadOk"];
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3185,6 +3377,30 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getEventIcal: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
+                id: components["parameters"]["post_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CalendarOk"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
     listEventOccurrences: {
         parameters: {
             query?: {
@@ -3258,7 +3474,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["EventOk"];
+            200: components["responses"]["EventReadOk"];
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3386,6 +3602,29 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             412: components["responses"]["PreconditionFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getEventBySlugIcal: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Slug of the record. */
+                slug: components["parameters"]["slug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CalendarOk"];
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
         };
     };

@@ -8,6 +8,12 @@
  *   app-password list --login L        prints one JSON line per application password (never the secret)
  *   app-password revoke --login L (--uuid U | --all)
  *                                      prints {"revoked": N}
+ *   import ics <file-or-URL> --author L [--status S] [--category NAME] [--dry-run] [--sync] [--allow-private]
+ *                                      imports VEVENTs as events written by L; prints a JSON summary
+ *   import tec <REST root> --author L [--user U --password P] [--allow-private]
+ *                                      copies a plugin site (categories, tags, venues, organizers, events)
+ * A progress bar goes to stderr on a terminal. URLs on private, loopback or link-local addresses are refused
+ * unless --allow-private is given.
  * Every write is recorded in the audit trail (via `cli`, by the operating-system user).
  * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database.
  */
@@ -23,6 +29,10 @@ import os from 'node:os';
 import type { Db } from '../src/db/knex';
 import { audit, changes, type Actor } from '../src/audit/audit';
 import * as appPasswords from '../src/users/app-password-service';
+import { importIcs } from '../src/imports/ics';
+import { importTec } from '../src/imports/tec';
+import { readSource } from '../src/imports/source';
+import { terminalProgress } from '../src/imports/progress';
 
 class UsageError extends Error {}
 
@@ -32,10 +42,12 @@ async function run(argv: string[]): Promise<void> {
     allowPositionals: true,
     options: {
       login: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' },
-      uuid: { type: 'string' }, all: { type: 'boolean' },
+      uuid: { type: 'string' }, all: { type: 'boolean' }, author: { type: 'string' }, status: { type: 'string' },
+      category: { type: 'string' }, 'dry-run': { type: 'boolean' }, sync: { type: 'boolean' },
+      'allow-private': { type: 'boolean' }, user: { type: 'string' }, password: { type: 'string' },
     },
   });
-  const command = positionals.join(' ');
+  const command = positionals.slice(0, 2).join(' ');
   const db = createDb(loadConfig().databaseUrl);
   try {
     await migrate(db);
@@ -66,10 +78,29 @@ async function run(argv: string[]): Promise<void> {
       print({ id: user.id, login: user.login, role: user.role, password });
     } else if (positionals[0] === 'app-password') {
       await appPassword(db, positionals[1], values);
+    } else if (command === 'import ics' || command === 'import tec') {
+      const source = positionals[2];
+      if (!source) throw new UsageError(`usage: cli ${command} <${command === 'import ics' ? 'file-or-URL' : 'REST root'}> --author L`);
+      const author = await findUserByLogin(db, required(values.author, '--author'));
+      if (!author) throw new UsageError(`no user with login "${values.author}"`);
+      const caller = { id: author.id, login: author.login, role: author.role, via: 'import' as const };
+      const config = loadConfig();
+      const fetchOptions = { allowPrivate: Boolean(values['allow-private']) };
+      if (command === 'import ics') {
+        const text = await readSource(source, fetchOptions);
+        print(await importIcs(db, config, text, {
+          source, author: caller, status: values.status, category: values.category, dryRun: Boolean(values['dry-run']),
+          sync: Boolean(values.sync), language: config.defaultLanguage,
+        }, terminalProgress()));
+      } else {
+        const credentials = values.user ? { user: values.user, password: required(values.password, '--password') } : undefined;
+        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, terminalProgress()));
+      }
     } else {
       throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L'
         + ' | app-password create --login L --name N [--scope read] | app-password list --login L'
-        + ' | app-password revoke --login L (--uuid U | --all)');
+        + ' | app-password revoke --login L (--uuid U | --all)'
+        + ' | import ics <file-or-URL> --author L | import tec <REST root> --author L');
     }
   } finally {
     await db.destroy();

@@ -18,6 +18,10 @@ japanese_font() { has fc-list && [ -n "$(fc-list :lang=ja 2>/dev/null)" ]; }
 need chromium chromium_ok
 need fonts-ipafont-gothic japanese_font
 need faketime has faketime
+# the independent iCalendar checkers (test/support/ical.ts): Debian's python, not a pyenv one first on PATH
+need python3-icalendar /usr/bin/python3 -c 'import icalendar'
+need python3-recurring-ical-events /usr/bin/python3 -c 'import recurring_ical_events'
+need radicale /usr/bin/python3 -c 'import radicale'
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

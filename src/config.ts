@@ -30,6 +30,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Longest a request may take before the server gives up on it. */
   requestTimeoutMs: number;
+  /** Most events one iCalendar feed carries (ICAL_MAX_EVENTS). */
+  icalMaxEvents: number;
   /** How far ahead open-ended recurring series are materialised. */
   recurrenceHorizonMonths: number;
   /** Days the change feed keeps its changes (older cursors are 410). */
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     auditRetentionDays: integer(env.AUDIT_RETENTION_DAYS, 365, 'AUDIT_RETENTION_DAYS', 1, 36_500),
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
+    icalMaxEvents: integer(env.ICAL_MAX_EVENTS, 10_000, 'ICAL_MAX_EVENTS', 1, 1_000_000),
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
     changesRetentionDays: integer(env.CHANGES_RETENTION_DAYS, 30, 'CHANGES_RETENTION_DAYS', 1, 3650),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

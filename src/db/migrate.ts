@@ -11,6 +11,7 @@ import * as series from './migrations/006_series';
 import * as integrations from './migrations/007_integrations';
 import * as teams from './migrations/008_teams';
 import * as readPerformance from './migrations/009_read_performance';
+import * as ical from './migrations/010_ical';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['007_integrations', integrations],
   ['008_teams', teams],
   ['009_read_performance', readPerformance],
+  ['010_ical', ical],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -19,7 +19,7 @@ import { versionTag } from './preconditions';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;
-  res.setHeader('Vary', 'Authorization');
+  res.setHeader('Vary', 'Authorization, Accept'); // JSON or text/calendar (src/feeds/ical)
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Cache-Control', 'no-store');
     return next();

@@ -15,7 +15,9 @@ type QueryOf<O extends OperationId> = Params<O> extends { query?: infer Q } ? No
 type BodyOf<O extends OperationId> = operations[O] extends { requestBody?: { content: infer C } }
   ? C extends { 'application/json': infer B } ? B : never
   : never;
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON answer, or the text of an answer that is only text (text/calendar). */
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B
+  : R extends { content: { 'text/calendar': infer T } } ? T : never;
 type SuccessOf<O extends OperationId> = {
   [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
 }[keyof operations[O]['responses']];

@@ -8,6 +8,7 @@ import { changeHandlers } from '../integrations/handlers';
 import { webhookHandlers } from '../integrations/webhooks/handlers';
 import { appPasswordHandlers } from '../users/handlers';
 import { auditHandlers } from '../audit/handlers';
+import { icalHandlers } from '../feeds/ical/handlers';
 
 export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers,
-  ...changeHandlers, ...webhookHandlers, ...appPasswordHandlers, ...auditHandlers };
+  ...changeHandlers, ...webhookHandlers, ...appPasswordHandlers, ...auditHandlers, ...icalHandlers };

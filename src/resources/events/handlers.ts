@@ -19,6 +19,7 @@ import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
 import * as service from './service';
 import * as series from '../series/service';
+import { sendEventCalendar, sendEventListCalendar, wantsCalendar } from '../../feeds/ical/handlers';
 import type { EventRow } from './repository';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
@@ -66,6 +67,7 @@ function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefin
 
 const handlers = {
   async list(req: Req<'listEvents'>, res: Response) {
+    if (wantsCalendar(req)) return sendEventListCalendar(req, res);
     const { db, config } = context(req);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     await sendEvents(req, res, withModifiedRange(filters, req.query, config.siteTimezone), req.query.password);
@@ -83,6 +85,7 @@ const handlers = {
     await send(req, res, db, await reload(db, id), 201);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
+    if (wantsCalendar(req)) return sendEventCalendar(req, res);
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
     service.assertReadable(row, caller(req), password);

@@ -24,7 +24,12 @@ export type EventListQuery = NonNullable<operations['listEvents']['parameters'][
 const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
 type DateParam = 'start_date' | 'end_date' | (typeof RELATIVE)[number];
 
-export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = clockNow()): Promise<EventFilters> {
+/** The window a list covers without date filters: from `daysBack` days before today to `monthsAhead` months after. */
+export interface DefaultWindow { daysBack: number; monthsAhead: number }
+
+const LIST_WINDOW: DefaultWindow = { daysBack: 1, monthsAhead: 24 };
+
+export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = clockNow(), window = LIST_WINDOW): Promise<EventFilters> {
   if (q.ticketed !== undefined && isTrue(q.ticketed)) {
     throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
   }
@@ -32,7 +37,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   const filters: EventFilters = {
     statuses,
     readable: needsReadableFilter(caller) ? (query) => whereReadable(query, caller, 'events', 'e.status', () => 'p.author_id') : undefined,
-    ...(q.include ? { include: q.include } : dates(config, q, now)),
+    ...(q.include ? { include: q.include } : dates(config, q, now, window)),
   };
   if (q.search) filters.search = await prepareSearch(db, 'event', q.search, language);
   if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
@@ -69,7 +74,7 @@ function needsReadableFilter(caller: Caller | undefined): boolean {
  * to 00:00:00, the others to 23:59:59. Strict mode reads values without an offset as UTC, to the second. Without any
  * `starts_*`/`ends_*`, missing `start_date`/`end_date` default to yesterday 00:00 and 24 months ahead (site zone).
  */
-function dates(config: Readonly<Config>, q: EventListQuery, now: Date): Partial<EventFilters> {
+function dates(config: Readonly<Config>, q: EventListQuery, now: Date, window: DefaultWindow): Partial<EventFilters> {
   const strict = q.strict_dates !== undefined && isTruthyText(q.strict_dates);
   const zone = strict ? 'UTC' : config.siteTimezone;
   const at = (name: DateParam, round: 'start' | 'end'): string | undefined => {
@@ -90,8 +95,8 @@ function dates(config: Readonly<Config>, q: EventListQuery, now: Date): Partial<
   if (!RELATIVE.some((name) => q[name] !== undefined)) {
     const site = config.siteTimezone;
     const today = parseDateInput('today', site, now) as DateTime;
-    filters.startFrom ??= formatUtc(startOfDay(today.minus({ days: 1 }), site));
-    filters.endTo ??= formatUtc(endOfDay(today.plus({ months: 24 }), site));
+    filters.startFrom ??= formatUtc(startOfDay(today.minus({ days: window.daysBack }), site));
+    filters.endTo ??= formatUtc(endOfDay(today.plus({ months: window.monthsAhead }), site));
   }
   return filters;
 }

@@ -31,7 +31,8 @@ export interface EventFields {
   image_id: number | null;
 }
 
-export type EventRow = PostRow & EventFields;
+/** `revision` counts the event's writes (its iCalendar SEQUENCE). */
+export type EventRow = PostRow & EventFields & { revision: number };
 
 const nullableId = (value: unknown) => (value === null || value === undefined ? null : toNumber(value));
 
@@ -47,13 +48,14 @@ function normalise(row: EventRow): EventRow {
     venue_id: nullableId(row.venue_id),
     post_parent: nullableId(row.post_parent),
     image_id: nullableId(row.image_id),
+    revision: toNumber(row.revision ?? 0),
   };
 }
 
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
 const COLUMNS = ['p.*', 'e.start_local', 'e.end_local', 'e.start_utc', 'e.end_utc', 'e.timezone', 'e.all_day', 'e.cost',
   'e.currency_symbol', 'e.currency_position', 'e.website', 'e.show_map', 'e.show_map_link', 'e.hide_from_listings',
-  'e.sticky', 'e.featured', 'e.venue_id', 'e.post_parent', 'e.image_id'];
+  'e.sticky', 'e.featured', 'e.venue_id', 'e.post_parent', 'e.image_id', 'e.revision'];
 
 function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
@@ -82,6 +84,11 @@ export async function updateEvent(db: Executor, postId: number, fields: Partial<
 
 const ORGANIZER_IDS = statement((db, eventIds: number[]) => db('event_organizers')
   .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id'));
+
+/** One more change of the event (called in every event write's transaction: the feed's SEQUENCE grows). */
+export async function bumpRevision(db: Executor, postId: number): Promise<void> {
+  await db('events').where({ post_id: postId }).increment('revision', 1);
+}
 
 /** Organizer ids of each event, in their order. */
 export async function organizerIdsOf(db: Executor, eventIds: number[]): Promise<Map<number, number[]>> {
@@ -125,6 +132,8 @@ export interface EventFilters {
   geolocated?: boolean;
   include?: number[];
   postParent?: number;
+  /** Leaves out password-protected events (feeds). */
+  unprotected?: boolean;
   /** Only the occurrences of this series (its series event's id). */
   seriesId?: number;
   /** Only the first occurrence of each series in the window. */
@@ -141,7 +150,7 @@ export async function listEvents(db: Executor, f: EventFilters, limit: number, o
 
 /** The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans. */
 export function listQueries(db: Executor, f: EventFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
-  const needsPost = Boolean(f.readable);
+  const needsPost = Boolean(f.readable || f.unprotected);
   return {
     page() {
       const page = applyFilters(db, selectEvents(db), f);
@@ -177,6 +186,7 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   }
   if (f.include) q.whereIn('e.post_id', f.include);
   if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
+  if (f.unprotected) q.where('p.password', '');
   if (f.seriesId !== undefined) {
     const id = f.seriesId;
     q.where((w) => { w.where('e.post_id', id).orWhereIn('e.post_id', db('series_occurrences').where('series_id', id).select('event_id')); });

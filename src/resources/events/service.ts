@@ -118,6 +118,7 @@ async function writeUpdate(trx: Knex.Transaction, config: Readonly<Config>, call
   const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
   await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
   await repo.updateEvent(trx, row.id, write.event);
+  await repo.bumpRevision(trx, row.id);
   await write.links(trx, row.id);
   if (SEARCHED.some((field) => write.post[field] !== undefined)) await syncSearch(trx, 'posts', [row.id]);
   if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
@@ -139,6 +140,7 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
     } else {
       await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
       await repo.updateEvent(trx, row.id, { status: 'trash' });
+      await repo.bumpRevision(trx, row.id);
     }
     await audit(trx, caller, force ? 'delete' : 'trash', 'event', row.id, { title: { old: row.title }, status: { old: row.status, new: force ? undefined : 'trash' } });
     await refreshCounts(trx, terms);

@@ -175,6 +175,7 @@ export async function updateMany(trx: Knex.Transaction, ids: number[], post: Par
     const batch = ids.slice(i, i + 500);
     if (Object.keys(post).length) await trx('posts').whereIn('id', batch).update(post);
     if (Object.keys(event).length) await trx('events').whereIn('post_id', batch).update(event);
+    await trx('events').whereIn('post_id', batch).increment('revision', 1); // their iCalendar SEQUENCE grows
   }
 }
 

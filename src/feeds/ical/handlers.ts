@@ -1,0 +1,81 @@
+/**
+ * The iCalendar routes (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical`) and the
+ * `Accept: text/calendar` branch of `GET /events` and `GET /events/{id}`: the same filters and read rules as the
+ * JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out. ETag/304 and
+ * Cache-Control come from `conditionalReads`, as for JSON.
+ */
+import type { Request, Response } from 'express';
+import type { HandlerTable, TypedRequest } from '../../http/handler';
+import { caller } from '../../http/auth';
+import { context } from '../../http/context';
+import { requestLanguage } from '../../http/language';
+import { lastModified } from '../../http/caching';
+import { renderContext } from '../../resources/posts/mapper';
+import { translatePosts } from '../../resources/translations';
+import { loadRelations } from '../../resources/events/mapper';
+import { eventFilters, type EventListQuery } from '../../resources/events/list';
+import * as repo from '../../resources/events/repository';
+import * as service from '../../resources/events/service';
+import type { EventRow } from '../../resources/events/repository';
+import { calendarName, calendarText, toCalendarEvent } from './feed';
+import { feedItems, type FeedItem } from './series';
+import { globalIds } from '../../resources/posts/mapper';
+
+/** Feeds cover 30 days back to 12 months ahead unless the request names dates. */
+const FEED_WINDOW = { daysBack: 30, monthsAhead: 12 };
+
+/** Whether the request prefers text/calendar to JSON (JSON stays the default, `*\/*` included). */
+export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
+  return req.accepts(['application/json', 'text/calendar']) === 'text/calendar';
+}
+
+type CalendarOp = 'listEvents' | 'listEventsIcal' | 'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal';
+
+/** Writes the calendar of `rows` (series as rules); its name is `name`, or the (translated) title of the first. */
+async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventRow[], name?: string): Promise<void> {
+  const { db } = context(req);
+  const language = requestLanguage(req);
+  const items = await feedItems(db, rows, caller(req));
+  const originals = items.map((item) => item.row);
+  const translated = await translatePosts(db, originals, language);
+  const relations = await loadRelations(db, translated, language);
+  const ctx = renderContext(req);
+  // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
+  const textLanguage = (row: EventRow, i: number) => (row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language);
+  const events = translated.map((row, i) => {
+    const { recurrence, recurrenceId, coverUntilUtc } = items[i];
+    const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id; // overrides share the series' UID
+    return { ...toCalendarEvent(ctx, row, relations), language: textLanguage(row, i), recurrence, recurrenceId, coverUntilUtc, ...(uid ? { uid } : {}) };
+  });
+  const body = calendarText(ctx, name ?? translated[0].title, events);
+  res.status(200).type('text/calendar; charset=utf-8').send(body);
+}
+
+/** The series event of the detached occurrence at `index` (the last item with a rule before it). */
+function seriesOf(items: FeedItem[], index: number): number {
+  for (let i = index; i >= 0; i--) if (items[i].recurrence) return items[i].row.id;
+  return items[index].row.id;
+}
+
+export async function sendEventListCalendar(req: TypedRequest<'listEvents' | 'listEventsIcal'>, res: Response): Promise<void> {
+  const { db, config } = context(req);
+  const language = requestLanguage(req);
+  const query = req.query as EventListQuery;
+  const filters = await eventFilters(db, config, caller(req), query, language, undefined, FEED_WINDOW);
+  const { rows } = await repo.listEvents(db, { ...filters, unprotected: true }, config.icalMaxEvents, 0);
+  await answer(req, res, rows, calendarName(query, language));
+}
+
+export async function sendEventCalendar(req: TypedRequest<'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal'>, res: Response): Promise<void> {
+  const { db } = context(req);
+  const row = 'id' in req.params ? await service.eventById(db, req.params.id) : await service.eventBySlug(db, req.params.slug);
+  service.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
+  lastModified(res, row.modified_utc);
+  await answer(req, res, [row]);
+}
+
+export const icalHandlers = {
+  listEventsIcal: sendEventListCalendar,
+  getEventIcal: sendEventCalendar,
+  getEventBySlugIcal: sendEventCalendar,
+} satisfies Partial<HandlerTable>;
