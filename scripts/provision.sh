@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finds, or installs from Debian's packages, the programs the test suite uses beyond npm's: Chromium and a Japanese
-# font (the documentation in a real browser), faketime (the clock runs), and the independent checkers. Run by
+# font (the documentation in a real browser), faketime (the clock runs), promtool (the metrics format), and the
+# independent checkers. Run by
 # `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
 # saying what to install. Set PROVISION=skip to do nothing (a machine where you provide these yourself).
 set -euo pipefail
@@ -18,6 +19,7 @@ japanese_font() { has fc-list && [ -n "$(fc-list :lang=ja 2>/dev/null)" ]; }
 need chromium chromium_ok
 need fonts-ipafont-gothic japanese_font
 need faketime has faketime
+need prometheus has promtool
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

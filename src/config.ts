@@ -28,6 +28,10 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Longest a request may take before the server gives up on it. */
   requestTimeoutMs: number;
+  /** Serve `/metrics` and record requests and queries for it (METRICS=off turns it all off). */
+  metrics: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
+    metrics: !['off', '0', 'false'].includes((env.METRICS ?? '').trim().toLowerCase()),
+    metricsToken: env.METRICS_TOKEN || undefined,
   });
 }
 

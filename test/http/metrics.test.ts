@@ -1,0 +1,133 @@
+/** `GET /metrics` through HTTP on every engine: what it counts, Debian's `promtool check metrics`, the token. */
+import { spawnSync } from 'node:child_process';
+import { ENGINES } from '../support/engines';
+import { http, NS, startService, type TestService } from '../support/app';
+import type { AppContext } from '../../src/http/context';
+
+/** The value of one sample line, e.g. `http_requests_total{operation="listEvents",method="GET",status_class="2xx"}`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const have = (match[2] ?? '').split(',');
+    if (wanted.every((w) => have.includes(w))) return Number(match[3]);
+  }
+  return undefined;
+}
+
+function promtool(text: string) {
+  return spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+}
+
+describe.each(ENGINES)('metrics on %s', (engine) => {
+  let service: TestService;
+  beforeAll(async () => { service = await startService(engine, { LOGIN_MAX_FAILURES: '2', LOGIN_FAILURE_WINDOW_SECONDS: '600' }); });
+  afterAll(() => service.close());
+  const scrape = async () => {
+    const res = await http(service).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    return res.text;
+  };
+
+  it('counts and times requests by operationId, method and status class, never by raw URL', async () => {
+    await http(service).get(`${NS}/events?per_page=3`).expect(200);
+    await http(service).get(`${NS}/events/987654`).expect(404);
+    await http(service).get(`${NS}/events?per_page=nonsense`).expect(400);
+    await http(service).post(`${NS}/events`).send({ title: 'x' }).expect(401);
+    await http(service).get(`${NS}/no-such-route/42`).expect(404);
+    await http(service).get('/livez').expect(200);
+    const text = await scrape();
+    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '2xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'getEvent', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'createEvent', method: 'POST', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'no_route', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'livez', method: 'GET', status_class: '2xx' })).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count', { operation: 'listEvents', status_class: '2xx' })).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_bucket', { operation: 'listEvents', status_class: '2xx', le: '+Inf' })).toBe(1);
+    expect(text).not.toMatch(/987654|no-such-route|per_page/);
+  });
+
+  it('times database queries and shows the connection pool', async () => {
+    const text = await scrape();
+    expect(sample(text, 'db_query_duration_seconds_count', { outcome: 'ok' })).toBeGreaterThan(0);
+    expect(sample(text, 'db_pool_connections', { state: 'used' })).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'db_pool_connections', { state: 'free' })).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'db_pool_max_connections')).toBe(engine === 'sqlite' ? 1 : 10);
+  });
+
+  it('counts failed and throttled logins', async () => {
+    const { login } = service.users.author;
+    await http(service).get(`${NS}/categories`).auth('nobody-at-all', 'x').expect(401);
+    await http(service).get(`${NS}/categories`).auth(login, 'wrong').expect(401);
+    await http(service).get(`${NS}/categories`).auth(login, 'wrong').expect(401);
+    await http(service).get(`${NS}/categories`).auth(login, 'wrong').expect(429);
+    const text = await scrape();
+    expect(sample(text, 'auth_login_failures_total', { reason: 'invalid_username' })).toBe(1);
+    expect(sample(text, 'auth_login_failures_total', { reason: 'incorrect_password' })).toBe(2);
+    expect(sample(text, 'auth_login_throttled_total')).toBe(1);
+  });
+
+  it('has the process and Node metrics: event-loop lag, heap, GC', async () => {
+    const text = await scrape();
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'process_resident_memory_bytes']) {
+      expect(sample(text, name)).toBeGreaterThanOrEqual(0);
+    }
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+  });
+
+  it('lets a feature register a gauge read at scrape time (here: the number of events)', async () => {
+    const { metrics, db } = service.app.locals.context as AppContext;
+    metrics.gauge('calendar_test_events', 'Events stored', async () => {
+      const [{ n }] = await db('events').count({ n: '*' });
+      return Number(n);
+    });
+    await http(service).post(`${NS}/events`).auth(...service.as('administrator'))
+      .send({ title: 'Counted', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' }).expect(201);
+    expect(sample(await scrape(), 'calendar_test_events')).toBe(1);
+  });
+
+  it("passes Debian's promtool check metrics", async () => {
+    const check = promtool(await scrape());
+    expect(check.error).toBeUndefined();
+    expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({ status: 0, output: '' });
+  });
+
+  it('is not part of the API or its spec', async () => {
+    const spec = (await http(service).get(`${NS}/doc`).expect(200)).body;
+    expect(JSON.stringify(Object.keys(spec.paths))).not.toContain('metrics');
+    expect((await http(service).get(`${NS}/metrics`)).status).toBe(404);
+  });
+});
+
+describe.each(ENGINES)('metrics protected by METRICS_TOKEN on %s', (engine) => {
+  let service: TestService;
+  beforeAll(async () => { service = await startService(engine, { METRICS_TOKEN: 'a scrape secret' }); });
+  afterAll(() => service.close());
+
+  it('answers only the right Bearer token', async () => {
+    for (const header of [undefined, 'Bearer wrong', 'Bearer a scrape secre', 'Basic YTpi', 'Bearer']) {
+      const req = http(service).get('/metrics');
+      const res = await (header ? req.set('Authorization', header) : req);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      expect(res.text).not.toContain('http_requests_total');
+    }
+    const res = await http(service).get('/metrics').set('Authorization', 'Bearer a scrape secret');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('# TYPE http_requests_total counter');
+  });
+});
+
+describe('metrics turned off', () => {
+  let service: TestService;
+  beforeAll(async () => { service = await startService('sqlite', { METRICS: 'off' }); });
+  afterAll(() => service.close());
+
+  it('serves no /metrics and records nothing', async () => {
+    expect((await http(service).get('/metrics')).status).toBe(404);
+    expect((service.app.locals.context as AppContext).metrics.enabled).toBe(false);
+  });
+});
