@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Finds, or installs from Debian's packages, the programs the test suite uses beyond npm's: Chromium and a Japanese
 # font (the documentation in a real browser), faketime (the clock runs), promtool (the metrics format), and the
-# independent checkers. Run by
-# `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
+# independent checkers. Run by `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
 # saying what to install. Set PROVISION=skip to do nothing (a machine where you provide these yourself).
 set -euo pipefail
 [ "${PROVISION:-}" = skip ] && exit 0
