@@ -7,7 +7,8 @@
  *                                      integrity-checked; PostgreSQL: the portable dump)
  *   export --to FILE                   the portable dump (versioned JSON Lines, src/ops/dump.ts) of every table
  *   import-dump --from FILE            loads a dump into an empty database of either engine, then verifies it
- * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database. A progress bar shows on a
+ * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database; `backup` and `export` only
+ * read (on SQLite through a read-only connection: a write beside the server would fail its next write with BUSY). A progress bar shows on a
  * terminal (stderr); the result is one JSON line on stdout.
  */
 import fs from 'node:fs';
@@ -33,11 +34,12 @@ async function run(argv: string[]): Promise<void> {
   });
   const command = positionals.join(' ');
   const { databaseUrl } = loadConfig();
-  const db = createDb(databaseUrl);
+  const readOnly = command === 'backup' || command === 'export';
+  const db = createDb(databaseUrl, { readonly: readOnly });
   const started = performance.now();
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
-    await migrate(db);
+    if (!readOnly) await migrate(db);
     if (command === 'user create') {
       const login = required(values.login, '--login');
       const role = required(values.role, '--role');

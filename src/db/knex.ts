@@ -11,6 +11,12 @@ export interface DbOptions {
   /** PostgreSQL schema to work in (tests use a fresh schema per run). */
   schema?: string;
   poolMax?: number;
+  /**
+   * SQLite: open the file read-only and change nothing on connecting (no journal mode, no statistics), so that a
+   * reader beside a running server (export, backup) never writes: a write from another process makes the server's
+   * next read-then-write transaction fail with SQLITE_BUSY.
+   */
+  readonly?: boolean;
 }
 
 export function isSqliteUrl(url: string): boolean {
@@ -18,16 +24,16 @@ export function isSqliteUrl(url: string): boolean {
 }
 
 export function createDb(url: string, options: DbOptions = {}): Db {
-  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length));
+  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length), options.readonly);
   if (/^postgres(ql)?:\/\//.test(url)) return postgres(url, options);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
-function sqlite(filename: string): Db {
-  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+function sqlite(filename: string, readonly = false): Db {
+  if (filename !== ':memory:' && !readonly) fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return knex({
     client: 'better-sqlite3',
-    connection: { filename },
+    connection: { filename, options: { readonly } },
     useNullAsDefault: true,
     // one connection: SQLite has one writer, and WAL lets readers of other processes go on
     pool: {
@@ -35,9 +41,10 @@ function sqlite(filename: string): Db {
       max: 1,
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
         cachePreparedStatements(conn);
+        conn.pragma('busy_timeout = 5000');
+        if (readonly) return done(null, conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = FULL'); // an answered write survives a power cut, not just a crash
-        conn.pragma('busy_timeout = 5000');
         conn.pragma('foreign_keys = ON');
         // planner statistics, bounded so opening a large database stays quick (SQLite's advice for long-lived connections)
         conn.pragma('analysis_limit = 1000');

@@ -116,13 +116,20 @@ function operationNamer(operations: Operation[], namespace: string, basePath: st
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+const MAX_IN_FLIGHT = 10_000;
+
 /** Times every query through Knex's events, and reads the connection pool (tarn) when scraped. */
 export function instrumentDatabase(metrics: Metrics, db: Db): void {
   const duration = metrics.histogram('db_query_duration_seconds', 'Time a database query took', ['outcome']);
   const ok = duration.labels({ outcome: 'ok' });
   const failed = duration.labels({ outcome: 'error' });
   const started = new Map<string, number>();
-  db.on('query', (query: { __knexQueryUid: string }) => { started.set(query.__knexQueryUid, performance.now()); });
+  db.on('query', (query: { __knexQueryUid?: string }) => {
+    // BEGIN/COMMIT/ROLLBACK carry no uid and get no response event: not timed
+    if (!query.__knexQueryUid) return;
+    if (started.size >= MAX_IN_FLIGHT) started.clear(); // a response lost to a driver bug must not grow the map
+    started.set(query.__knexQueryUid, performance.now());
+  });
   const finish = (histogram: Histogram.Internal<string>) => (_result: unknown, query: { __knexQueryUid: string }) => {
     const start = started.get(query.__knexQueryUid);
     if (start === undefined) return;

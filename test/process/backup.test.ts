@@ -31,6 +31,12 @@ function cliAsync(url: string, ...args: string[]): Promise<{ status: number | nu
   });
 }
 
+/** Waits (bounded) until `condition` holds. */
+async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 afterAll(killAll);
 
 describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
@@ -58,11 +64,11 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
         }
       };
       const writers = Array.from({ length: WRITERS }, (_, i) => writer(i));
-      await new Promise((r) => setTimeout(r, 1_500));
+      await until(() => writes.length >= 10);
       const backupStarted = performance.now();
       const run = await cliAsync(live.url, 'backup', '--to', file);
       const backupEnded = performance.now();
-      await new Promise((r) => setTimeout(r, 500));
+      await until(() => writes.filter((w) => w.sentAt > backupEnded).length >= 4);
       stop = true;
       await Promise.all(writers);
       server.kill('SIGTERM');
