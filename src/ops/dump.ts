@@ -272,8 +272,10 @@ async function checkTarget(db: Db, header: DumpHeader): Promise<Map<string, Tabl
 
 async function insertRows(trx: Knex.Transaction, table: DumpHeader['tables'][number], target: TableInfo, rows: unknown[][], batchSize: number, postgres: boolean): Promise<void> {
   const kinds = table.columns.map(([name]) => target.columns.find((c) => c.name === name)?.kind ?? 'text');
-  // bound parameters per statement: SQLite allows 32 766, PostgreSQL 65 535
-  const perStatement = Math.max(1, Math.min(batchSize, Math.floor(30_000 / Math.max(1, table.columns.length))));
+  // per statement: SQLite allows 32 766 bound parameters and Knex writes its multi-row insert as a compound SELECT
+  // (at most 500 terms); PostgreSQL allows 65 535 parameters
+  const rowLimit = postgres ? batchSize : Math.min(batchSize, 500);
+  const perStatement = Math.max(1, Math.min(rowLimit, Math.floor(30_000 / Math.max(1, table.columns.length))));
   for (let start = 0; start < rows.length; start += perStatement) {
     const records = rows.slice(start, start + perStatement).map((row) => {
       if (!Array.isArray(row) || row.length !== table.columns.length) throw new DumpError(`a row of ${table.name} does not have the header's columns`);

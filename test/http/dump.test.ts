@@ -217,6 +217,10 @@ describe.each(PAIRS)('a table added later, from %s into %s', (from, to) => {
       await db('later_notes').insert({ id: 2, post_id: event.id, pinned: true, payload: JSON.stringify({ b: 1, a: [true, null] }), score: 0.1, big: 9007199254740991, blob: Buffer.from([0, 255, 7]), note: 'first' });
       await db('later_notes').insert({ id: 1, post_id: event.id, reply_to: 2, note: 'Ω reply' });
       await db('later_keys').insert([{ key: 'b', value: '2' }, { key: 'B', value: '1' }, { key: 'a-z', value: '3' }, { key: 'ä', value: '4' }]);
+      // more rows than one batch and one insert statement hold
+      for (let start = 0; start < 2_400; start += 400) {
+        await db('later_keys').insert(Array.from({ length: 400 }, (_, i) => ({ key: `k${String(start + i).padStart(5, '0')}`, value: 'v' })));
+      }
       await exportToFile(db, file);
       const header = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]) as DumpHeader;
       expect(header.tables.find((t) => t.name === 'later_notes')).toMatchObject({ rows: 2, key: ['id'] });
@@ -228,7 +232,9 @@ describe.each(PAIRS)('a table added later, from %s into %s', (from, to) => {
         [1, 2, false, 'Ω reply', 0, ''],
         [2, null, true, 'first', 9007199254740991, '00ff07'],
       ]);
-      expect((await target.database.db('later_keys').select('key')).map((r) => r.key).sort()).toEqual(['B', 'a-z', 'b', 'ä']);
+      const keys = (await target.database.db('later_keys').select('key')).map((r) => r.key);
+      expect(keys.length).toBe(2_404);
+      expect(keys.filter((k) => !/^k\d{5}$/.test(k)).sort()).toEqual(['B', 'a-z', 'b', 'ä']);
       const [next] = await target.database.db('later_notes').insert({ post_id: event.id, note: 'after' }).returning('id');
       expect(Number(next.id)).toBe(3);
     } finally {
