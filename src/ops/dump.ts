@@ -8,7 +8,7 @@
  * key order) can be recomputed on either engine.
  */
 import { createHash, type Hash } from 'node:crypto';
-import readline from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Db, Executor } from '../db/knex';
@@ -186,7 +186,16 @@ function write(out: Writable, text: string): Promise<void> {
  * table's count and checksum against the dump before committing. Anything wrong leaves the database as it was.
  */
 export async function importDump(db: Db, input: Readable, { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {}): Promise<Record<string, TableSummary>> {
-  const lines = readline.createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const lines = linesOf(input);
+  try {
+    return await loadLines(db, lines, batchSize, progress);
+  } finally {
+    await lines.return();
+    input.destroy();
+  }
+}
+
+async function loadLines(db: Db, lines: AsyncGenerator<string, void, undefined>, batchSize: number, progress?: Progress): Promise<Record<string, TableSummary>> {
   const first = await lines.next();
   const header = parseHeader(first.done ? '' : first.value);
   const targets = await checkTarget(db, header);
@@ -226,6 +235,26 @@ export async function importDump(db: Db, input: Readable, { batchSize = DEFAULT_
   } finally {
     progress?.stop();
   }
+}
+
+/**
+ * The lines of a stream, one at a time, reading the next chunk only when the consumer asks (readline's iterator
+ * buffers up to a thousand lines ahead of a slow consumer: with a thousand rows a line, that is most of a dump).
+ */
+async function* linesOf(input: Readable): AsyncGenerator<string, void, undefined> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  for await (const chunk of input) {
+    let searchFrom = pending.length;
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+    for (let end = pending.indexOf('\n', searchFrom); end !== -1; end = pending.indexOf('\n', searchFrom)) {
+      yield pending.slice(0, end).replace(/\r$/, '');
+      pending = pending.slice(end + 1);
+      searchFrom = 0;
+    }
+  }
+  pending += decoder.end();
+  if (pending) yield pending;
 }
 
 function parseHeader(line: string): DumpHeader {
