@@ -5,6 +5,7 @@
  * Deterministic: the same N gives the same data (dates relative to now).
  */
 import { refreshCounts } from '../src/resources/terms/repository';
+import { rebuildSearchIndex } from '../src/search/documents';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Knex } from 'knex';
 import type { Db } from '../src/db/knex';
@@ -218,6 +219,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
 
   // the rows went in directly: give every term its count of published events, as event writes keep it
   await refreshCounts(db, (await db('terms').select('id')).map((r: { id: number }) => Number(r.id)));
+  // and every record its search documents, as writes keep them
+  await rebuildSearchIndex(db);
 
   if (pg) {
     // explicit ids do not move the sequences; the API's own inserts must start after them

@@ -1924,7 +1924,7 @@ export interface components {
         event_ends_after: components["schemas"]["DateInput"];
         /** @description When truthy (`1`, `true`, `on`, `yes`), the date filters apply to the second instead of being rounded to whole days, and a date without an offset is read as UTC. Any other value is false. */
         event_strict_dates: boolean | number | string;
-        /** @description Limit the results to items matching this text. */
+        /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
         search: string;
         /** @description Only events with any of these categories (ids or slugs), child categories included. Each must be an existing category, else `400 rest_invalid_param`. */
         event_categories: components["schemas"]["IdOrSlug"][];
@@ -2221,7 +2221,7 @@ export interface operations {
                 ends_after?: components["parameters"]["event_ends_after"];
                 /** @description When truthy (`1`, `true`, `on`, `yes`), the date filters apply to the second instead of being rounded to whole days, and a date without an offset is read as UTC. Any other value is false. */
                 strict_dates?: components["parameters"]["event_strict_dates"];
-                /** @description Limit the results to items matching this text. */
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Only events with any of these categories (ids or slugs), child categories included. Each must be an existing category, else `400 rest_invalid_param`. */
                 categories?: components["parameters"]["event_categories"];
@@ -2561,7 +2561,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
-                /** @description Limit the results to items matching this text. */
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Only records linked to this event. Must be an existing event id, else `400 rest_invalid_param`. */
                 event?: components["parameters"]["linked_event"];
@@ -2872,7 +2872,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
-                /** @description Limit the results to items matching this text. */
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Only records linked to this event. Must be an existing event id, else `400 rest_invalid_param`. */
                 event?: components["parameters"]["linked_event"];
@@ -3183,7 +3183,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
-                /** @description Limit the results to items matching this text. */
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Remove these term ids (or slugs) from the result. Every one must exist. */
                 exclude?: components["parameters"]["term_exclude"];
@@ -3385,7 +3385,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
-                /** @description Limit the results to items matching this text. */
+                /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Remove these term ids (or slugs) from the result. Every one must exist. */
                 exclude?: components["parameters"]["term_exclude"];

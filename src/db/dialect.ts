@@ -17,24 +17,14 @@ export function toBoolean(value: unknown): boolean {
   return value === true || value === 1 || value === '1';
 }
 
-/** Escapes LIKE wildcards so that user text matches literally (used with ESCAPE '\'). */
+/** `%text%` for LIKE … ESCAPE '\': user text matches literally, `%` and `_` included. */
 export function likeContains(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** `lower(column) LIKE %text%`, case-insensitive on both engines and literal for `%` and `_`. */
-export function whereContains(query: Knex.QueryBuilder, column: string, text: string): Knex.QueryBuilder {
-  return query.whereRaw(`lower(??) like ? escape '\\'`, [column, likeContains(text)]);
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** `column LIKE prefix%`, literal for `%` and `_`. */
 export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix: string): Knex.QueryBuilder {
   return query.whereRaw(`?? like ? escape '\\'`, [column, `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
-}
-
-/** The same for an SQL expression the code builds (never caller text), e.g. `coalesce(tr.value, p.title)`. */
-export function whereExpressionContains(query: Knex.QueryBuilder, expression: string, text: string): Knex.QueryBuilder {
-  return query.whereRaw(`lower(${expression}) like ? escape '\\'`, [likeContains(text)]);
 }
 
 /** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */

@@ -6,6 +6,7 @@ import * as initial from './migrations/001_initial';
 import * as events from './migrations/002_events';
 import * as translations from './migrations/003_translations';
 import * as termCounts from './migrations/004_term_counts';
+import * as search from './migrations/005_search';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['002_events', events],
   ['003_translations', translations],
   ['004_term_counts', termCounts],
+  ['005_search', search],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

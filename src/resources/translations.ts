@@ -3,7 +3,6 @@
  * languages live in `post_translations` / `term_translations`. Reads overlay the requested language field by field,
  * one query per batch of records; writes in another language than the record's touch only that language.
  */
-import type { Knex } from 'knex';
 import type { Executor } from '../db/knex';
 import { toNumber } from '../db/dialect';
 
@@ -66,15 +65,3 @@ export function splitTermWrite<V extends Record<string, unknown>>(db: Executor, 
   return split(db, TERMS, id, original, language, values, TERM_FIELDS);
 }
 
-/**
- * `coalesce(<translation>, <column>)` for a search in `language`: joins the translation of `field` of the record
- * `idColumn` names, under a fresh alias, and answers the SQL expression to match against.
- */
-export function translatedColumn(query: Knex.QueryBuilder, kind: 'post' | 'term', idColumn: string, column: string, field: string, language: string): string {
-  const table = kind === 'post' ? POSTS : TERMS;
-  const alias = `tr_${field}`;
-  query.leftJoin(`${table.name} as ${alias}`, (join) => {
-    join.on(`${alias}.${table.key}`, '=', idColumn).andOnVal(`${alias}.language`, '=', language).andOnVal(`${alias}.field`, '=', field);
-  });
-  return `coalesce(${alias}.value, ${column})`;
-}

@@ -9,6 +9,8 @@ export default async function globalSetup(): Promise<void> {
   const db = knex({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 1 } });
   try {
     await db.raw('select 1');
+    // once, in `public`: a migration would install it in the schema of the first test file, dropped with that file
+    await db.raw('create extension if not exists pg_trgm with schema public');
     process.env.TEST_POSTGRES = '1';
   } catch (err) {
     if (process.env.REQUIRE_POSTGRES === '1') {

@@ -17,6 +17,7 @@ import { roundCoordinate } from '../../domain/geo';
 import { listStatuses, whereReadable } from '../posts/rules';
 import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
 import type { EventFilters } from './repository';
+import { prepareSearch } from '../../search/predicate';
 
 export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
@@ -33,7 +34,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
     readable: needsReadableFilter(caller) ? (query) => whereReadable(query, caller, 'events', 'e.status', () => 'p.author_id') : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now)),
   };
-  if (q.search) Object.assign(filters, { searchWords: q.search.trim().split(/\s+/).filter(Boolean), language });
+  if (q.search) filters.search = await prepareSearch(db, 'event', q.search, language);
   if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
   if (q.tags) filters.tagIds = await termFilter(db, 'post_tag', 'tags', q.tags, false);
   if (q.venue) filters.venueIds = await postFilter(db, 'venue', q.venue);

@@ -1,8 +1,8 @@
 /** Events: `posts` rows of type `event` with their `events` row, their organizers, and the list query. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toBoolean, toNumber, whereExpressionContains } from '../../db/dialect';
-import { translatedColumn } from '../translations';
+import { toBoolean, toNumber } from '../../db/dialect';
+import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { normalisePost, type PostRow } from '../posts/repository';
 
 export interface EventFields {
@@ -107,9 +107,8 @@ export interface EventFilters {
   startsAfter?: string;
   endsBefore?: string;
   endsAfter?: string;
-  searchWords?: string[];
-  /** The language `search` matches in (each field's translation, else its original text). */
-  language?: string;
+  /** `search`, in the request's language (each field's translation, else its original text). */
+  search?: SearchQuery;
   categoryIds?: number[];
   tagIds?: number[];
   venueIds?: number[];
@@ -123,7 +122,7 @@ export interface EventFilters {
 }
 
 export async function listEvents(db: Executor, f: EventFilters, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
-  const needsPost = Boolean(f.readable || f.searchWords?.length);
+  const needsPost = Boolean(f.readable);
   const counted = applyFilters(db, needsPost ? db('events as e').join('posts as p', 'p.id', 'e.post_id') : db('events as e'), f);
   const [{ total }] = await counted.count({ total: '*' });
   if (!toNumber(total)) return { rows: [], total: 0 };
@@ -143,12 +142,7 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   if (f.startsAfter) q.where('e.start_utc', '>', f.startsAfter);
   if (f.endsBefore) q.where('e.end_utc', '<', f.endsBefore).where('e.start_utc', '<', f.endsBefore);
   if (f.endsAfter) q.where('e.end_utc', '>', f.endsAfter);
-  if (f.searchWords?.length) {
-    const fields = ['title', 'excerpt', 'content'].map((field) =>
-      (f.language ? translatedColumn(q, 'post', 'p.id', `p.${field}`, field, f.language) : `p.${field}`));
-    // every word in some field (WordPress search: AND of words, OR of fields)
-    for (const word of f.searchWords) q.where((w) => { fields.forEach((field) => w.orWhere((o) => whereExpressionContains(o, field, word))); });
-  }
+  if (f.search) whereSearchMatches(db, q, 'e.post_id', f.search);
   for (const ids of [f.categoryIds, f.tagIds]) {
     if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = e.post_id').whereIn('r.term_id', ids));
   }

@@ -24,6 +24,7 @@ import { ORGANIZERS, VENUES, type LinkedKind } from '../linked/kinds';
 import { createLinkedIn } from '../linked/service';
 import { splitPostWrite } from '../translations';
 import { isTrue } from '../../http/params';
+import { syncSearch } from '../../search/documents';
 import { asId } from '../../domain/ids';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
@@ -72,6 +73,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
+    await syncSearch(trx, 'posts', [id]);
     return id;
   });
 }
@@ -91,6 +93,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
     await repo.updateEvent(trx, row.id, write.event);
     await write.links(trx, row.id);
+    if (SEARCHED.some((field) => write.post[field] !== undefined)) await syncSearch(trx, 'posts', [row.id]);
     if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
   });
 }
@@ -101,8 +104,10 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
   if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
     const terms = await termIdsOfPosts(trx, [row.id]);
-    if (force) await posts.deletePost(trx, row.id);
-    else {
+    if (force) {
+      await posts.deletePost(trx, row.id);
+      await syncSearch(trx, 'posts', [row.id]);
+    } else {
       await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
       await repo.updateEvent(trx, row.id, { status: 'trash' });
     }
@@ -111,6 +116,9 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
   if (force) return row;
   return (await repo.findEvent(db, row.id)) as EventRow;
 }
+
+/** The post columns an event's search document is made of. */
+const SEARCHED = ['title', 'content', 'excerpt'] as const;
 
 interface PreparedWrite {
   post: Partial<posts.PostValues>;

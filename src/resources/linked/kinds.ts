@@ -26,8 +26,6 @@ export interface LinkedKind {
    * duplicate finder, tec-compat §4.7): `description` and these columns of the table.
    */
   duplicateFields: readonly string[];
-  /** Fields `search` looks in: `p.` columns of posts, `d.` columns of the table. */
-  searchFields: readonly string[];
   /** Organizer text fields lose tags and line breaks (tec-compat §4.7). */
   plainText: boolean;
   load(db: Executor, ids: number[]): Promise<Map<number, LinkedRow>>;
@@ -42,7 +40,6 @@ export const VENUES: LinkedKind = {
   table: 'venues',
   textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
   duplicateFields: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
-  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.address', 'd.city', 'd.province', 'd.state', 'd.stateprovince', 'd.zip', 'd.phone'],
   plainText: false,
   load: venuesByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireVenue(ctx, row as never, images, withJsonLd),
@@ -55,7 +52,6 @@ export const ORGANIZERS: LinkedKind = {
   table: 'organizers',
   textFields: ['phone', 'website', 'email'],
   duplicateFields: ['phone', 'website', 'email'],
-  searchFields: ['p.title', 'p.content', 'p.excerpt', 'd.phone', 'd.email', 'd.website'],
   plainText: true,
   load: organizersByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireOrganizer(ctx, row as never, images, withJsonLd),

@@ -1,8 +1,8 @@
 /** Venue and organizer rows: their own table's writes, the duplicate look-up, unlinking, and the list query. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { toNumber, whereExpressionContains } from '../../db/dialect';
-import { translatedColumn } from '../translations';
+import { toNumber } from '../../db/dialect';
+import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import type { LinkedKind, LinkedRow } from './kinds';
 
 export async function insertDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
@@ -35,9 +35,8 @@ export async function unlinkFromEvents(db: Executor, kind: LinkedKind, id: numbe
 export interface LinkedFilters {
   statuses: string[];
   readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder;
-  searchWords?: string[];
-  /** The language `search` matches in. */
-  language?: string;
+  /** `search`, in the request's language. */
+  search?: SearchQuery;
   /** Linked to this event. */
   event?: number;
   /** true: linked to an event that is not a draft or pending; false: to none such. */
@@ -65,15 +64,7 @@ function linkedEvents(db: Executor, kind: LinkedKind): Knex.QueryBuilder {
 function applyFilters(db: Executor, kind: LinkedKind, q: Knex.QueryBuilder, f: LinkedFilters): Knex.QueryBuilder {
   q.where('p.type', kind.type).whereIn('p.status', f.statuses);
   if (f.readable) f.readable(q);
-  if (f.searchWords?.length) {
-    const words = f.searchWords;
-    const fields = kind.searchFields.map((field) => (field.startsWith('p.') && f.language
-      ? translatedColumn(q, 'post', 'p.id', field, field.slice(2), f.language) : field));
-    // a field holding every fragment, in any of the fields (tec-compat §5.2)
-    q.where((any) => {
-      for (const field of fields) any.orWhere((all) => { words.forEach((word) => whereExpressionContains(all, field, word)); });
-    });
-  }
+  if (f.search) whereSearchMatches(db, q, 'p.id', f.search);
   if (f.event !== undefined) q.whereExists(linkedEvents(db, kind).where('le.post_id', f.event));
   if (f.hasEvents !== undefined) {
     const live = linkedEvents(db, kind).whereNotIn('le.status', ['draft', 'pending', 'trash']);

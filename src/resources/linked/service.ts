@@ -22,6 +22,8 @@ import { splitPostWrite } from '../translations';
 import { roundCoordinate } from '../../domain/geo';
 import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
+import { prepareSearch } from '../../search/predicate';
+import { syncSearch } from '../../search/documents';
 
 export type LinkedWrite = Record<string, unknown>;
 
@@ -94,7 +96,10 @@ export async function updateLinked(db: Db, config: Readonly<Config>, kind: Linke
 export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean): Promise<LinkedRow> {
   if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (force) {
-    await posts.deletePost(db, row.id);
+    await db.transaction(async (trx) => {
+      await posts.deletePost(trx, row.id);
+      await syncSearch(trx, 'posts', [row.id]);
+    });
     return row;
   }
   if (row.status === 'trash') throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
@@ -133,6 +138,7 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
+  await syncSearch(trx, 'posts', [id]);
 }
 
 /** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */
@@ -189,8 +195,7 @@ export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Call
     statuses: listStatuses(caller, kind.plural, q.status),
     readable: (query) => whereReadable(query, caller, kind.plural, 'p.status', () => 'p.author_id'),
   };
-  // word fragments: anything but letters, digits and '-' separates (tec-compat §5.2)
-  if (q.search) Object.assign(filters, { searchWords: q.search.split(/[^\p{L}\p{N}-]+/u).filter(Boolean), language });
+  if (q.search) filters.search = await prepareSearch(db, kind.type, q.search, language);
   if (q.event !== undefined) {
     if (!(await eventExists(db, q.event))) throw invalidParam('event', 'event_invalid_id');
     filters.event = q.event;

@@ -1,10 +1,10 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
-import { lockRows, toNumber, whereContains, whereExpressionContains } from '../../db/dialect';
+import { lockRows, toNumber } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
-import { translatedColumn } from '../translations';
+import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
@@ -21,9 +21,8 @@ export interface TermRow {
 }
 
 export interface TermFilters {
-  search?: string;
-  /** The language `search` matches names in. */
-  language?: string;
+  /** `search` on names (in the request's language) and slugs. */
+  search?: SearchQuery;
   include?: number[];
   exclude?: number[];
   parent?: number;
@@ -84,10 +83,7 @@ export async function listTerms(db: Executor, taxonomy: Taxonomy, filters: TermF
 }
 
 function applyFilters(db: Executor, query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
-  if (f.search) {
-    const name = f.language ? translatedColumn(query, 'term', 't.id', 't.name', 'name', f.language) : 't.name';
-    query.where((q) => { whereExpressionContains(q, name, f.search as string).orWhere((o) => whereContains(o, 't.slug', f.search as string)); });
-  }
+  if (f.search) whereSearchMatches(db, query, 't.id', f.search);
   if (f.include) query.whereIn('t.id', f.include);
   if (f.exclude?.length) query.whereNotIn('t.id', f.exclude);
   if (f.parent !== undefined) query.where('t.parent', f.parent);

@@ -16,6 +16,8 @@ import { eventExists } from '../posts/repository';
 import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
+import { prepareSearch } from '../../search/predicate';
+import { syncSearch } from '../../search/documents';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -28,7 +30,7 @@ export async function getTerm(db: Executor, info: TaxonomyInfo, id: number): Pro
 }
 
 export async function listTerms(db: Db, info: TaxonomyInfo, query: TermListQuery, { perPage, offset }: Paging, language: string) {
-  return repo.listTerms(db, info.taxonomy, { ...(await filters(db, info, query)), language }, perPage, offset);
+  return repo.listTerms(db, info.taxonomy, await filters(db, info, query, language), perPage, offset);
 }
 
 const ORDERS: Record<string, TermOrder> = {
@@ -36,7 +38,7 @@ const ORDERS: Record<string, TermOrder> = {
   include: 'include', include_slugs: 'include', term_group: 'id', none: 'id',
 };
 
-async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promise<TermFilters> {
+async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, language: string): Promise<TermFilters> {
   const known = async (name: 'include' | 'exclude', refs?: Array<number | string>) => {
     if (!refs) return undefined;
     const { ids, unknown } = await repo.resolveTermRefs(db, info.taxonomy, refs);
@@ -48,7 +50,7 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery): Promis
   const parent = info.hierarchical ? query.parent : undefined; // tags declare no parent filter
   if (parent !== undefined && !(await repo.findTerm(db, info.taxonomy, parent))) throw invalidParam('parent', 'term_parent_invalid');
   return {
-    search: query.search,
+    search: query.search ? await prepareSearch(db, 'term', query.search, language) : undefined,
     include: await known('include', query.include),
     exclude: await known('exclude', query.exclude),
     parent,
@@ -74,6 +76,7 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
     const slug = await freeSlug(trx, info, askedSlug ?? slugFrom(name));
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
     const id = await repo.insertTerm(trx, info.taxonomy, { name, slug, description, parent: parent ?? 0, language });
+    await syncSearch(trx, 'terms', [id]);
     return getTerm(trx, info, id);
   });
 }
@@ -97,6 +100,7 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
     }
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
     await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
+    if (changes.name !== undefined || changes.slug !== undefined) await syncSearch(trx, 'terms', [id]);
     return getTerm(trx, info, id);
   });
 }
@@ -106,6 +110,7 @@ export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promis
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
     await repo.deleteTerm(trx, info.taxonomy, term);
+    await syncSearch(trx, 'terms', [id]);
     return term;
   });
 }
@@ -128,7 +133,9 @@ export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo,
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
-  return repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  const id = await repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  await syncSearch(trx, 'terms', [id]);
+  return id;
 }
 
 function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Promise<string> {

@@ -1,0 +1,102 @@
+/**
+ * The search documents: one `search_docs` row per record and language, holding the normalised text of the fields
+ * `search` looks in (tec-compat §5.1–5.3) in columns `f0`…`f9`. A record has a row for its original language
+ * (`is_original = 1`) and one for each language it has a translation in, whose fields fall back one by one to the
+ * original text, as reads do. Rows are rebuilt from the records by `syncSearch`, in the writer's transaction; on
+ * SQLite triggers keep the FTS5 index (`search_fts`) in step with the table.
+ */
+import type { Executor } from '../db/knex';
+import { toNumber } from '../db/dialect';
+import { indexedText } from './normalise';
+
+export type SearchKind = 'event' | 'venue' | 'organizer' | 'term';
+
+/** The fields each kind of record is searched in, in column order (`f0`, `f1`, …). */
+export const SEARCH_FIELDS: Record<SearchKind, readonly string[]> = {
+  event: ['title', 'excerpt', 'content'],
+  venue: ['title', 'content', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  organizer: ['title', 'content', 'excerpt', 'phone', 'email', 'website'],
+  term: ['name', 'slug'],
+};
+
+export const SEARCH_COLUMNS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8', 'f9'] as const;
+
+/** Which records a write touched: posts (events, venues, organizers) or terms (categories, tags). */
+export type SearchOwner = 'posts' | 'terms';
+
+type Texts = Record<string, string | null>;
+interface Source { id: number; kind: SearchKind; language: string; texts: Texts }
+type DocRow = Record<string, string | number>;
+
+/**
+ * Rebuilds the search documents of these records from their current rows and translations (a record that no longer
+ * exists loses its documents). Every write of searched text calls it inside its transaction.
+ */
+export async function syncSearch(db: Executor, owner: SearchOwner, ids: number[]): Promise<void> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return;
+  const [sources, translations] = owner === 'posts'
+    ? await Promise.all([postSources(db, unique), translationsOf(db, 'post_translations', 'post_id', unique)])
+    : await Promise.all([termSources(db, unique), translationsOf(db, 'term_translations', 'term_id', unique)]);
+  const removed = db('search_docs').whereIn('record_id', unique);
+  await (owner === 'posts' ? removed.whereNot('kind', 'term') : removed.where('kind', 'term')).delete();
+  const rows = sources.flatMap((source) => documentsOf(source, translations.get(source.id)));
+  const perStatement = 500; // SQLite binds at most 32 766 values
+  for (let at = 0; at < rows.length; at += perStatement) await db('search_docs').insert(rows.slice(at, at + perStatement));
+}
+
+/** Rebuilds every document, in batches (the migration that adds search, and bulk loads that bypass the services). */
+export async function rebuildSearchIndex(db: Executor, batch = 2_000): Promise<void> {
+  for (const [owner, table] of [['posts', 'posts'], ['terms', 'terms']] as const) {
+    for (let after = 0; ;) {
+      const rows: Array<{ id: number }> = await db(table).where('id', '>', after).orderBy('id').limit(batch).select('id');
+      if (!rows.length) break;
+      const ids = rows.map((row) => toNumber(row.id));
+      await syncSearch(db, owner, ids);
+      after = ids[ids.length - 1];
+    }
+  }
+}
+
+function documentsOf(source: Source, translated: Map<string, Texts> | undefined): DocRow[] {
+  const document = (language: string, texts: Texts): DocRow => {
+    const row: DocRow = { kind: source.kind, record_id: source.id, language, is_original: language === source.language ? 1 : 0 };
+    SEARCH_COLUMNS.forEach((column, index) => {
+      const field = SEARCH_FIELDS[source.kind][index];
+      row[column] = field === undefined ? '' : indexedText(texts[field]);
+    });
+    return row;
+  };
+  const rows = [document(source.language, source.texts)];
+  for (const [language, texts] of translated ?? []) {
+    if (language !== source.language) rows.push(document(language, { ...source.texts, ...texts }));
+  }
+  return rows;
+}
+
+async function postSources(db: Executor, ids: number[]): Promise<Source[]> {
+  const rows = await db('posts as p').leftJoin('venues as v', 'v.post_id', 'p.id').leftJoin('organizers as o', 'o.post_id', 'p.id')
+    .whereIn('p.id', ids).select('p.id', 'p.type', 'p.language', 'p.title', 'p.content', 'p.excerpt', 'v.address', 'v.city',
+      'v.province', 'v.state', 'v.stateprovince', 'v.zip', 'o.email', 'o.website', db.raw('coalesce(v.phone, o.phone) as phone'));
+  return rows.map((row: Texts & { id: number; type: SearchKind; language: string }) =>
+    ({ id: toNumber(row.id), kind: row.type, language: row.language, texts: row }));
+}
+
+async function termSources(db: Executor, ids: number[]): Promise<Source[]> {
+  const rows = await db('terms').whereIn('id', ids).select('id', 'language', 'name', 'slug');
+  return rows.map((row: Texts & { id: number; language: string }) =>
+    ({ id: toNumber(row.id), kind: 'term' as const, language: row.language, texts: row }));
+}
+
+/** Translated fields by record, then language. */
+async function translationsOf(db: Executor, table: string, key: string, ids: number[]): Promise<Map<number, Map<string, Texts>>> {
+  const rows: Array<{ id: number; language: string; field: string; value: string }> = await db(table)
+    .whereIn(key, ids).select(`${key} as id`, 'language', 'field', 'value');
+  const byRecord = new Map<number, Map<string, Texts>>();
+  for (const { id, language, field, value } of rows) {
+    const languages = byRecord.get(toNumber(id)) ?? new Map<string, Texts>();
+    languages.set(language, { ...languages.get(language), [field]: value });
+    byRecord.set(toNumber(id), languages);
+  }
+  return byRecord;
+}

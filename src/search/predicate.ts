@@ -1,0 +1,117 @@
+/**
+ * `search` on lists: the one entry point the events, venues/organizers and terms repositories call.
+ *
+ * A search is cut into normalised fragments (`normalise.ts`); a record matches when its search document in the
+ * requested language (else its original one) satisfies the resource's rule, as substrings:
+ * - events and terms: every fragment in some field (AND of fragments, OR of fields);
+ * - venues and organizers: some field holding every fragment (tec-compat §5.2).
+ *
+ * The exact rule is `LIKE '%fragment%'` (wildcards escaped) on the normalised columns, the same SQL on both engines,
+ * except where SQLite's FTS5 match already settles it. What finds the candidates differs:
+ * - PostgreSQL: the `pg_trgm` GIN index on the columns serves those `LIKE`s directly (fragments of 3+ characters).
+ * - SQLite: an FTS5 `trigram` index (`search_fts`) narrows the rows first: a fragment of 3+ characters is a phrase;
+ *   a shorter one becomes the OR of the indexed trigrams that start with it (read from `search_vocab`), which is
+ *   exact because every stored field ends with two marker characters (`END_MARK`).
+ * Fragments under 3 characters on PostgreSQL, and on SQLite a 1–2 character fragment so common that more than
+ * `MAX_EXPANSION` trigrams start with it, are checked by the `LIKE` alone; when no fragment of a search can use an
+ * index, the search documents (not the events) are scanned.
+ */
+import type { Knex } from 'knex';
+import type { Executor } from '../db/knex';
+import { isPostgres, likeContains } from '../db/dialect';
+import { SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
+import { searchFragments, type FragmentRule } from './normalise';
+
+export type { SearchKind } from './documents';
+
+const TRIGRAM = 3;
+/** Above this many trigrams, a short fragment is too common for the index to narrow much: `LIKE` checks it alone. */
+const MAX_EXPANSION = 200;
+
+const RULES: Record<SearchKind, { fragments: FragmentRule; everyFragmentInOneField: boolean }> = {
+  event: { fragments: 'words', everyFragmentInOneField: false },
+  venue: { fragments: 'fragments', everyFragmentInOneField: true },
+  organizer: { fragments: 'fragments', everyFragmentInOneField: true },
+  term: { fragments: 'whole', everyFragmentInOneField: false },
+};
+
+/** A search resolved for one kind of record and language, ready to be applied to a list query. */
+export interface SearchQuery {
+  kind: SearchKind;
+  language: string;
+  fragments: string[];
+  /** SQLite: the FTS5 expression that narrows the candidates (none: scan); `false`: nothing can match. */
+  fts?: string | false;
+  /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
+  unsettled: string[];
+}
+
+/** Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be). */
+export async function prepareSearch(db: Executor, kind: SearchKind, search: string, language: string): Promise<SearchQuery | undefined> {
+  const fragments = searchFragments(search, RULES[kind].fragments);
+  if (!fragments.length) return undefined;
+  if (isPostgres(db)) return { kind, language, fragments, unsettled: fragments };
+  const { expression, settled } = await ftsExpression(db, fragments);
+  // an FTS5 phrase matches inside one column, so it settles "this fragment in some field" exactly, not §5.2's rule
+  const unsettled = RULES[kind].everyFragmentInOneField ? fragments : fragments.filter((f) => !settled.includes(f));
+  return { kind, language, fragments, fts: expression, unsettled };
+}
+
+/** Restricts `query` to the records (whose id is in `idColumn`) that match `search`. */
+export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idColumn: string, search: SearchQuery): Knex.QueryBuilder {
+  if (search.fts === false) return query.whereRaw('1 = 0');
+  // SQLite: the FTS5 matches drive, each looked up by primary key (not every document of the kind)
+  const documents = (search.fts ? db('search_fts').join('search_docs as d', 'd.id', 'search_fts.rowid')
+    .whereRaw('search_fts match ?', [search.fts]) : db('search_docs as d'))
+    .select('d.record_id').where('d.kind', search.kind)
+    .where((inLanguage) => {
+      inLanguage.where('d.language', search.language).orWhere((original) => {
+        original.where('d.is_original', 1).whereNotExists(db('search_docs as t').whereRaw('t.kind = d.kind')
+          .whereRaw('t.record_id = d.record_id').where('t.language', search.language));
+      });
+    });
+  if (search.unsettled.length) documents.where((match) => exactRule(match, search));
+  return query.whereIn(idColumn, documents);
+}
+
+function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: SearchQuery): void {
+  const columns = SEARCH_COLUMNS.slice(0, SEARCH_FIELDS[kind].length);
+  const contains = (q: Knex.QueryBuilder, column: string, fragment: string) =>
+    q.whereRaw(`?? like ? escape '\\'`, [`d.${column}`, likeContains(fragment)]);
+  if (RULES[kind].everyFragmentInOneField) {
+    for (const column of columns) query.orWhere((all) => { fragments.forEach((fragment) => contains(all, column, fragment)); });
+  } else {
+    for (const fragment of fragments) query.where((any) => { columns.forEach((column) => any.orWhere((o) => contains(o, column, fragment))); });
+  }
+}
+
+/**
+ * The FTS5 query every matching document satisfies: AND of one term per fragment that an index can narrow, each
+ * true exactly when the fragment occurs in some column (those fragments are `settled`).
+ */
+async function ftsExpression(db: Executor, fragments: string[]): Promise<{ expression?: string | false; settled: string[] }> {
+  const terms: string[] = [];
+  const settled: string[] = [];
+  for (const fragment of fragments) {
+    if ([...fragment].length >= TRIGRAM) {
+      terms.push(phrase(fragment));
+      settled.push(fragment);
+      continue;
+    }
+    const trigrams = await trigramsStartingWith(db, fragment);
+    if (!trigrams.length) return { expression: false, settled }; // no stored text holds it
+    if (trigrams.length <= MAX_EXPANSION) {
+      terms.push(`(${trigrams.map(phrase).join(' OR ')})`);
+      settled.push(fragment);
+    }
+  }
+  return { expression: terms.length ? terms.join(' AND ') : undefined, settled };
+}
+
+async function trigramsStartingWith(db: Executor, prefix: string): Promise<string[]> {
+  const rows: Array<{ term: string }> = await db('search_vocab').where('term', '>=', prefix)
+    .where('term', '<', `${prefix}\u{10FFFF}`).limit(MAX_EXPANSION + 1).select('term');
+  return rows.map((row) => row.term);
+}
+
+const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
