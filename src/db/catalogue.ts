@@ -28,9 +28,9 @@ export async function listTables(db: Executor): Promise<TableInfo[]> {
 }
 
 async function sqliteTables(db: Executor): Promise<TableInfo[]> {
-  const rows = (await db.raw(
-    "select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name",
-  )) as Array<{ name: string; sql: string }>;
+  // ordinary tables only: virtual tables (FTS5 indexes) and their shadow tables are derived, rebuilt by triggers
+  const rows = (await db.raw(`select l.name, m.sql from pragma_table_list l join sqlite_master m on m.name = l.name
+    where l.schema = 'main' and l.type = 'table' and l.name not like 'sqlite\\_%' escape '\\' order by l.name`)) as Array<{ name: string; sql: string }>;
   const tables: TableInfo[] = [];
   for (const { name, sql } of rows) {
     const columns = (await db.raw('select name, type, pk from pragma_table_info(?) order by cid', [name])) as Array<{ name: string; type: string; pk: number }>;
