@@ -77,3 +77,39 @@ export async function roundTrip(client: CalendarClient) {
     removedStatus: removed.response.status,
   };
 }
+
+/** A recurring series: create it from an RFC 5545 rule, read its occurrences, move one of them alone. */
+export async function seriesRoundTrip(client: CalendarClient) {
+  const created = await client.POST('/events', {
+    body: {
+      title: 'Tuesday and Thursday rowing',
+      start_date: '2031-03-04 18:00:00',
+      end_date: '2031-03-04 19:30:00',
+      timezone: 'Europe/Amsterdam',
+      recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=6', exdates: ['2031-03-06 18:00:00'] },
+    },
+  });
+  if (!created.data) throw new Error(`series: ${created.error?.code}`);
+  const seriesId = created.data.id;
+
+  const occurrences = await client.GET('/events/{id}/occurrences', {
+    params: { path: { id: seriesId }, query: { start_date: '2031-03-01', end_date: '2031-03-31' } },
+  });
+  if (!occurrences.data) throw new Error(`occurrences: ${occurrences.error?.code}`);
+  const second = occurrences.data.events[1];
+
+  const moved = await client.PATCH('/events/{id}', {
+    params: { path: { id: second.id }, query: { recurrence_scope: 'this' } },
+    body: { start_date: '2031-03-11 19:00:00', end_date: '2031-03-11 20:30:00' },
+  });
+  if (!moved.data) throw new Error(`move: ${moved.error?.code}`);
+
+  return {
+    rrule: created.data.recurrence?.rrule,
+    starts: occurrences.data.events.map((event) => event.start_date),
+    seriesIds: occurrences.data.events.map((event) => event.recurrence?.series_id === seriesId),
+    secondSlug: second.slug === `${created.data.slug}-2031-03-11`,
+    movedStart: moved.data.start_date,
+    movedDetached: moved.data.recurrence?.detached,
+  };
+}

@@ -190,6 +190,37 @@ export interface paths {
         patch: operations["patchEvent"];
         trace?: never;
     };
+    "/events/{id}/occurrences": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
+                id: components["parameters"]["post_id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the occurrences of a series
+         * @description The occurrences of the series that holds event `{id}`, the series event included, in start order, with the
+         *     window, paging and envelope of `GET /events` (key `events`); an event that is not in a series lists itself.
+         *     Without `start_date` and `end_date` the window is the list's default one (yesterday 00:00 to 24 months ahead);
+         *     a window past the horizon of an open-ended series materialises it first. Visibility, statuses and passwords
+         *     are as in `GET /events`. An unknown id is `404 rest-event-not-found`, the id of a venue or organizer
+         *     `400 rest-invalid-event-id`.
+         */
+        get: operations["listEventOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/by-slug/{slug}": {
         parameters: {
             query?: {
@@ -1255,6 +1286,22 @@ export interface components {
              */
             global_id_lineage: string[];
         };
+        /** @description The series an event belongs to (absent on events that are not part of a series). Every occurrence of a series is an event of its own. */
+        Recurrence: {
+            /**
+             * @description The series' RFC 5545 RECUR value, without the `RRULE:` prefix.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630
+             */
+            rrule: string;
+            /** @description Extra occurrences, as local date-times in the event's time zone (dates for all-day events). */
+            rdates: string[];
+            /** @description Excluded occurrences, as local date-times in the event's time zone (dates for all-day events). */
+            exdates: string[];
+            /** @description The id of the series event, the first occurrence; later occurrences have it as `post_parent`. */
+            series_id: number;
+            /** @description The occurrence was edited alone; it keeps its changes when the series is edited. */
+            detached: boolean;
+        };
         /** @description An event. Every key is always present (`json_ld` only on single reads). In lists, a password-protected event whose password the request does not carry is shown with its protected fields blanked: `description`, `excerpt`, `cost` and `website` become `""`, `image` `false`, the flags (`all_day`, `show_map`, `show_map_link`, `hide_from_listings`, `sticky`, `featured`) `null`, `cost_details` empty, and `categories`, `tags`, `venue`, `organizer` and `custom_fields` `[]`. */
         Event: {
             /** @example 1042 */
@@ -1422,6 +1469,7 @@ export interface components {
                 };
             } | unknown[];
             json_ld?: components["schemas"]["JsonLd"];
+            recurrence?: components["schemas"]["Recurrence"];
         };
         /** @description A page of events. */
         EventList: components["schemas"]["ListLinks"] & {
@@ -1591,6 +1639,23 @@ export interface components {
          * @example []
          */
         OrganizerLink: components["schemas"]["OrganizerLinkItem"] | components["schemas"]["OrganizerLinkItem"][] | null;
+        /** @description Makes the event a series (the event is its first occurrence, its `start_date` in its `timezone` the DTSTART), or changes the series' rule; `null` makes it a single event again and trashes its later occurrences. Occurrences keep their local wall-clock time across DST changes; a local time that does not exist (a spring-forward gap) or a date that does not exist is skipped and not counted; an ambiguous local time takes the first instant. At most 1000 occurrences; an open-ended rule is materialised `RECURRENCE_HORIZON_MONTHS` (default 24) ahead, and further as time passes or lists ask for later windows. A rule that is not valid is `400 rest_invalid_param` naming `recurrence`. */
+        RecurrenceWrite: {
+            /**
+             * @description An RFC 5545 RECUR value without the `RRULE:` prefix. `FREQ` is `DAILY`, `WEEKLY`, `MONTHLY` or `YEARLY`; the parts `INTERVAL`, `COUNT`, `UNTIL` (a date, which keeps its whole local day, or a UTC date-time with `Z`), `BYDAY` (with ordinals such as `2TU` and `-1FR` in monthly and yearly rules), `BYMONTHDAY`, `BYMONTH`, `BYYEARDAY`, `BYWEEKNO`, `BYSETPOS` and `WKST` are accepted.
+             * @example FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630
+             */
+            rrule: string;
+            /** @description Extra occurrences, local date-times (`YYYY-MM-DD HH:MM:SS`) in the event's zone, or dates. */
+            rdates?: string[];
+            /** @description Excluded occurrences, local date-times (`YYYY-MM-DD HH:MM:SS`) in the event's zone, or dates. */
+            exdates?: string[];
+        } | null;
+        /**
+         * @description Which occurrences of a series a change or delete is for: `this` occurrence alone (the default on a later occurrence; it becomes detached, or on delete is excluded from the series for good), this and the `following` ones (the series is split: its rule ends before this occurrence and a new series starts here), or `all` (the default on the series event: the series event changes and the other occurrences are regenerated, detached ones left as they are). `this` on the series event is `400 rest_invalid_param`. Ignored for events that are not in a series.
+         * @enum {string}
+         */
+        RecurrenceScope: "this" | "following" | "all";
         /** @description Fields of an event write. On update only the fields sent change. Generated fields sent back from a read (`url`, `rest_url`, `utc_*`, `*_details`, `timezone_abbr`, `cost_details`, ...) and unknown fields are ignored. */
         EventWrite: {
             /**
@@ -1671,6 +1736,8 @@ export interface components {
             tags?: components["schemas"]["TermRefs"];
             venue?: components["schemas"]["VenueLink"];
             organizer?: components["schemas"]["OrganizerLink"];
+            recurrence?: components["schemas"]["RecurrenceWrite"];
+            recurrence_scope?: components["schemas"]["RecurrenceScope"];
         };
         EventPassword: {
             /**
@@ -1955,12 +2022,16 @@ export interface components {
         event_include: number[];
         /** @description Only events whose parent is this event. Must be an existing event id, else `400 rest_invalid_param`. */
         event_post_parent: number;
+        /** @description `true` lists only the first occurrence of each series in the window (the plugin's "hide subsequent recurrences"). */
+        event_collapse_recurring: components["schemas"]["Flag"];
         /** @description Filter on tickets. This service sells no tickets: `true` is `400 rest_invalid_param` (with `event-tickets-not-active` in `data.details.ticketed`); `false` is accepted and filters nothing. */
         event_ticketed: components["schemas"]["Flag"];
         /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
         event_password: string;
         /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
         post_id: number;
+        /** @description The scope of the change in a series (also accepted in the body). */
+        event_recurrence_scope: components["schemas"]["RecurrenceScope"];
         /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
         force: components["schemas"]["Flag"];
         /** @description Slug of the record. */
@@ -2252,6 +2323,8 @@ export interface operations {
                 include?: components["parameters"]["event_include"];
                 /** @description Only events whose parent is this event. Must be an existing event id, else `400 rest_invalid_param`. */
                 post_parent?: components["parameters"]["event_post_parent"];
+                /** @description `true` lists only the first occurrence of each series in the window (the plugin's "hide subsequent recurrences"). */
+                collapse_recurring?: components["parameters"]["event_collapse_recurring"];
                 /** @description Filter on tickets. This service sells no tickets: `true` is `400 rest_invalid_param` (with `event-tickets-not-active` in `data.details.ticketed`); `false` is accepted and filters nothing. */
                 ticketed?: components["parameters"]["event_ticketed"];
                 /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
@@ -2346,6 +2419,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2369,6 +2444,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2394,6 +2471,8 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
                 /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
                 password?: components["parameters"]["event_password"];
             };
@@ -2420,6 +2499,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2434,6 +2515,64 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listEventOccurrences: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Page of the result set to return, starting at 1. */
+                page?: components["parameters"]["page"];
+                /** @description Items per page. Values above 50 are capped to 50. */
+                per_page?: components["parameters"]["per_page"];
+                /** @description Only events starting on or after this date. Without `strict_dates` it is moved back to 00:00:00 of its day. Defaults to yesterday 00:00:00 in the site time zone unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. Unparsable dates are `400 rest_invalid_param`. */
+                start_date?: components["parameters"]["event_start_date"];
+                /** @description Only events ending on or before this date. Without `strict_dates` it is moved forward to 23:59:59 of its day. Defaults to 24 months from now unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. */
+                end_date?: components["parameters"]["event_end_date"];
+                /** @description When truthy (`1`, `true`, `on`, `yes`), the date filters apply to the second instead of being rounded to whole days, and a date without an offset is read as UTC. Any other value is false. */
+                strict_dates?: components["parameters"]["event_strict_dates"];
+                /**
+                 * @description Post status filter: one status, a comma-separated list (`status=publish,draft`) or repeated keys
+                 *     (`status[]=publish&status[]=draft`). Callers who cannot edit the resource may only ask for `publish`, once;
+                 *     editors may ask for `publish`, `future`, `draft`, `pending`, `private` and `trash`, each still limited to the
+                 *     items they may read.
+                 */
+                status?: components["parameters"]["status_filter"];
+                /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
+                password?: components["parameters"]["event_password"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
+                id: components["parameters"]["post_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the series' occurrences. */
+            200: {
+                headers: {
+                    "X-TEC-Total": components["headers"]["X-TEC-Total"];
+                    "X-TEC-TotalPages": components["headers"]["X-TEC-TotalPages"];
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
+                    "Content-Language": components["headers"]["Content-Language"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Error"];
         };
@@ -2466,6 +2605,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2488,6 +2629,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2512,6 +2655,8 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
                 /** @description `true` deletes the record permanently instead of moving it to the trash (also when it is already in the trash). The plugin always trashes. */
                 force?: components["parameters"]["force"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {
@@ -2535,6 +2680,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description The scope of the change in a series (also accepted in the body). */
+                recurrence_scope?: components["parameters"]["event_recurrence_scope"];
             };
             header?: never;
             path: {

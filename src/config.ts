@@ -32,6 +32,8 @@ export interface Config {
   metrics: boolean;
   /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** How far ahead open-ended recurring series are materialised. */
+  recurrenceHorizonMonths: number;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
     metrics: !['off', '0', 'false'].includes((env.METRICS ?? '').trim().toLowerCase()),
     metricsToken: env.METRICS_TOKEN || undefined,
+    recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
   });
 }
 

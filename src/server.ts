@@ -10,6 +10,7 @@ import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
 import { createMetrics } from './ops/metrics';
+import { startHorizonJob } from './resources/series/service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,11 +30,15 @@ async function main(): Promise<void> {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
   });
 
+  // open-ended recurring series: horizons extended daily, by one node (the lease in the database)
+  const stopHorizonJob = startHorizonJob(db, config, (err) => logger.error({ err }, 'extending recurrence horizons failed'));
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    stopHorizonJob();
     await terminator.terminate();
     await db.destroy();
     logger.info('stopped');

@@ -7,6 +7,7 @@ import * as events from './migrations/002_events';
 import * as translations from './migrations/003_translations';
 import * as termCounts from './migrations/004_term_counts';
 import * as search from './migrations/005_search';
+import * as series from './migrations/006_series';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['003_translations', translations],
   ['004_term_counts', termCounts],
   ['005_search', search],
+  ['006_series', series],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

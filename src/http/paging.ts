@@ -28,17 +28,19 @@ interface ListPage<T> {
   items: T[];
   total: number;
   paging: Paging;
+  /** The collection's path under the namespace root when it is not `key` (`events/12/occurrences`). */
+  path?: string;
 }
 
 /** Sends a list page. Events, venues and organizers answer 404 `<kind>-archive-page-not-found` past the last page. */
-export function sendList<T>(req: RequestLike, res: Response, { key, items, total, paging: { page, perPage } }: ListPage<T>): void {
+export function sendList<T>(req: RequestLike, res: Response, { key, items, total, paging: { page, perPage }, path = key }: ListPage<T>): void {
   const totalPages = Math.ceil(total / perPage);
   const isTerm = key === 'categories' || key === 'tags';
   if (!isTerm && page > 1 && items.length === 0) {
     const kind = key.slice(0, -1);
     throw new ApiError(404, `${kind}-archive-page-not-found`, 'archive_page_not_found');
   }
-  const url = (n: number) => pageUrl(req, key, n, perPage);
+  const url = (n: number) => pageUrl(req, path, n, perPage);
   const next = page < totalPages ? url(page + 1) : undefined;
   const previous = page > 1 && (isTerm || page - 1 <= totalPages) ? url(page - 1) : undefined;
 
@@ -60,7 +62,7 @@ export function sendList<T>(req: RequestLike, res: Response, { key, items, total
  * The collection URL with every declared query parameter the caller sent (as validated), `page` and the effective
  * `per_page`, percent-encoded, in the spec's parameter order (DECISIONS.md: echo every filter).
  */
-function pageUrl(req: RequestLike, key: ListKey, page: number, perPage: number): string {
+function pageUrl(req: RequestLike, path: string, page: number, perPage: number): string {
   const operation = req.res?.locals.operation as Operation;
   const sent = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   const query = req.query as Record<string, unknown>;
@@ -71,5 +73,5 @@ function pageUrl(req: RequestLike, key: ListKey, page: number, perPage: number):
     const value = query[name];
     if (value !== undefined) params.set(name, Array.isArray(value) ? value.join(',') : String(value));
   }
-  return `${restRoot(req)}/${key}/?${params.toString().replace(/\+/g, '%20')}`;
+  return `${restRoot(req)}/${path}/?${params.toString().replace(/\+/g, '%20')}`;
 }

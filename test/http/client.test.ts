@@ -1,7 +1,7 @@
 /** The typed client of examples/ against a live server, on every engine. */
 import { ENGINES } from '../support/engines';
 import { NS, startService, type TestService } from '../support/app';
-import { calendarClient, roundTrip } from '../../examples/client';
+import { calendarClient, roundTrip, seriesRoundTrip } from '../../examples/client';
 
 describe.each(ENGINES)('the typed client on %s', (engine) => {
   let service: TestService;
@@ -25,6 +25,19 @@ describe.each(ENGINES)('the typed client on %s', (engine) => {
       trashedStatus: 'trash',
       secondDelete: 'event-is-in-trash',
       removedStatus: 200,
+    });
+  });
+
+  it('creates a series and reads its occurrences', async () => {
+    const { port } = service.server.address() as { port: number };
+    const client = calendarClient(`http://127.0.0.1:${port}${NS}`, ...service.as('editor'));
+    expect(await seriesRoundTrip(client)).toEqual({
+      rrule: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=6',
+      starts: ['2031-03-04 18:00:00', '2031-03-11 18:00:00', '2031-03-13 18:00:00', '2031-03-18 18:00:00', '2031-03-20 18:00:00'],
+      seriesIds: [true, true, true, true, true],
+      secondSlug: true,
+      movedStart: '2031-03-11 19:00:00',
+      movedDetached: true,
     });
   });
 });

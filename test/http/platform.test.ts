@@ -17,7 +17,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body.servers[0].url).toBe(`${root()}${NS}/`);
     const operations = Object.values(res.body.paths as Record<string, Record<string, unknown>>)
       .flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]));
-    expect(operations).toHaveLength(52);
+    expect(operations).toHaveLength(53);
     expect(res.body.paths['/events'].get).toBeDefined();
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
@@ -41,7 +41,8 @@ describe.each(ENGINES)('platform on %s', (engine) => {
       expect(res.body.namespace).toBe('calendar/events/v1');
       expect(Object.keys(res.body.routes)).toEqual([
         '/calendar/events/v1', '/calendar/events/v1/doc', '/calendar/events/v1/events',
-        '/calendar/events/v1/events/(?P<id>\\d+)', '/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)',
+        '/calendar/events/v1/events/(?P<id>\\d+)', '/calendar/events/v1/events/(?P<id>\\d+)/occurrences',
+        '/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/venues', '/calendar/events/v1/venues/(?P<id>\\d+)', '/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/organizers', '/calendar/events/v1/organizers/(?P<id>\\d+)', '/calendar/events/v1/organizers/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/categories', '/calendar/events/v1/categories/(?P<id>\\d+)',

@@ -61,4 +61,13 @@ export const de: Catalogue = {
   request_timeout: 'Die Anfrage hat zu lange gedauert und wurde abgebrochen.',
   rate_limited: 'Zu viele Anfragen. Versuche es in {seconds} Sekunden erneut.',
   slug_empty: 'Aus dem Namen lässt sich kein Slug erzeugen: Gib einen Slug an.',
+  recurrence_frequency: 'Die Regel braucht FREQ mit DAILY, WEEKLY, MONTHLY oder YEARLY (HOURLY, MINUTELY und SECONDLY werden nicht unterstützt).',
+  recurrence_syntax: 'Die Regel ist keine Liste von NAME=WERT-Teilen: {value}',
+  recurrence_part: '{part} ist kein unterstützter Regelteil.',
+  recurrence_value: '{part} hat einen Wert, den die Regel nicht erlaubt: {value}',
+  recurrence_count_until: 'COUNT und UNTIL können nicht zusammen verwendet werden.',
+  recurrence_too_many: 'Die Serie hätte mehr als {limit} Termine.',
+  recurrence_date: 'rdates und exdates müssen lokale Daten (YYYY-MM-DD) oder Datumszeiten (YYYY-MM-DD HH:MM:SS) sein.',
+  recurrence_scope_first: 'Die erste Veranstaltung einer Serie kann nicht allein geändert werden: Verwende following oder all.',
+  recurrence_scope_this: 'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
 };

@@ -59,6 +59,15 @@ export const en = {
   request_timeout: 'The request took too long and was stopped.',
   rate_limited: 'Too many requests. Try again in {seconds} seconds.',
   slug_empty: 'The slug cannot be made from the name: send a slug.',
+  recurrence_frequency: 'The rule needs FREQ of DAILY, WEEKLY, MONTHLY or YEARLY (HOURLY, MINUTELY and SECONDLY are not supported).',
+  recurrence_syntax: 'The rule is not a list of NAME=VALUE parts: {value}',
+  recurrence_part: '{part} is not a supported rule part.',
+  recurrence_value: '{part} has a value the rule does not allow: {value}',
+  recurrence_count_until: 'COUNT and UNTIL cannot be used together.',
+  recurrence_too_many: 'The series would have more than {limit} occurrences.',
+  recurrence_date: 'rdates and exdates must be local dates (YYYY-MM-DD) or date-times (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'The first event of a series cannot be changed alone: use following or all.',
+  recurrence_scope_this: "One occurrence alone cannot change the series' rule: use recurrence_scope following or all.",
 } as const;
 
 export type MessageKey = keyof typeof en;

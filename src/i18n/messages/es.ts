@@ -61,4 +61,13 @@ export const es: Catalogue = {
   request_timeout: 'La solicitud ha tardado demasiado y se ha detenido.',
   rate_limited: 'Demasiadas solicitudes. Inténtalo de nuevo dentro de {seconds} segundos.',
   slug_empty: 'No se puede generar el slug a partir del nombre: envía un slug.',
+  recurrence_frequency: 'La regla necesita FREQ con DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY y SECONDLY no se admiten).',
+  recurrence_syntax: 'La regla no es una lista de partes NOMBRE=VALOR: {value}',
+  recurrence_part: '{part} no es una parte de regla admitida.',
+  recurrence_value: '{part} tiene un valor que la regla no permite: {value}',
+  recurrence_count_until: 'COUNT y UNTIL no se pueden usar juntos.',
+  recurrence_too_many: 'La serie tendría más de {limit} repeticiones.',
+  recurrence_date: 'rdates y exdates deben ser fechas locales (YYYY-MM-DD) o fechas y horas (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'El primer evento de una serie no se puede cambiar solo: usa following o all.',
+  recurrence_scope_this: 'Una repetición sola no puede cambiar la regla de la serie: usa recurrence_scope following o all.',
 };

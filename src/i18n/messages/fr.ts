@@ -61,4 +61,13 @@ export const fr: Catalogue = {
   request_timeout: 'La requête a pris trop de temps et a été interrompue.',
   rate_limited: 'Trop de requêtes. Réessayez dans {seconds} secondes.',
   slug_empty: 'Impossible de générer un slug à partir du nom : envoyez un slug.',
+  recurrence_frequency: 'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris en charge).',
+  recurrence_syntax: 'La règle n’est pas une liste de parties NOM=VALEUR : {value}',
+  recurrence_part: '{part} n’est pas une partie de règle prise en charge.',
+  recurrence_value: '{part} a une valeur que la règle n’autorise pas : {value}',
+  recurrence_count_until: 'COUNT et UNTIL ne peuvent pas être utilisés ensemble.',
+  recurrence_too_many: 'La série aurait plus de {limit} occurrences.',
+  recurrence_date: 'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Le premier évènement d’une série ne peut pas être modifié seul : utilisez following ou all.',
+  recurrence_scope_this: 'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
 };

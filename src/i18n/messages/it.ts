@@ -61,4 +61,13 @@ export const it: Catalogue = {
   request_timeout: 'La richiesta ha impiegato troppo tempo ed è stata interrotta.',
   rate_limited: 'Troppe richieste. Riprova tra {seconds} secondi.',
   slug_empty: 'Impossibile generare lo slug dal nome: invia uno slug.',
+  recurrence_frequency: 'La regola richiede FREQ tra DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY e SECONDLY non sono supportati).',
+  recurrence_syntax: 'La regola non è un elenco di parti NOME=VALORE: {value}',
+  recurrence_part: '{part} non è una parte di regola supportata.',
+  recurrence_value: '{part} ha un valore che la regola non consente: {value}',
+  recurrence_count_until: 'COUNT e UNTIL non possono essere usati insieme.',
+  recurrence_too_many: 'La serie avrebbe più di {limit} ricorrenze.',
+  recurrence_date: 'rdates ed exdates devono essere date locali (YYYY-MM-DD) o date e ore (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Il primo evento di una serie non può essere modificato da solo: usa following o all.',
+  recurrence_scope_this: 'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
 };

@@ -61,4 +61,13 @@ export const ja: Catalogue = {
   request_timeout: 'リクエストに時間がかかりすぎたため、中止されました。',
   rate_limited: 'リクエストが多すぎます。{seconds} 秒後にもう一度お試しください。',
   slug_empty: '名前からスラッグを作成できません。スラッグを送信してください。',
+  recurrence_frequency: 'ルールには DAILY、WEEKLY、MONTHLY、YEARLY のいずれかの FREQ が必要です（HOURLY、MINUTELY、SECONDLY には対応していません）。',
+  recurrence_syntax: 'ルールが NAME=VALUE 形式の部分のリストではありません: {value}',
+  recurrence_part: '{part} は対応していないルールの部分です。',
+  recurrence_value: '{part} の値はルールで許可されていません: {value}',
+  recurrence_count_until: 'COUNT と UNTIL は同時に使用できません。',
+  recurrence_too_many: 'シリーズの繰り返しが {limit} 件を超えます。',
+  recurrence_date: 'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
+  recurrence_scope_first: 'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
+  recurrence_scope_this: '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
 };

@@ -61,4 +61,13 @@ export const nb: Catalogue = {
   request_timeout: 'Forespørselen tok for lang tid og ble avbrutt.',
   rate_limited: 'For mange forespørsler. Prøv igjen om {seconds} sekunder.',
   slug_empty: 'Kan ikke lage en slug fra navnet: send en slug.',
+  recurrence_frequency: 'Regelen trenger FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY og SECONDLY støttes ikke).',
+  recurrence_syntax: 'Regelen er ikke en liste med NAVN=VERDI-deler: {value}',
+  recurrence_part: '{part} er ikke en støttet regeldel.',
+  recurrence_value: '{part} har en verdi regelen ikke tillater: {value}',
+  recurrence_count_until: 'COUNT og UNTIL kan ikke brukes sammen.',
+  recurrence_too_many: 'Serien ville fått mer enn {limit} forekomster.',
+  recurrence_date: 'rdates og exdates må være lokale datoer (YYYY-MM-DD) eller dato-tider (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Det første arrangementet i en serie kan ikke endres alene: bruk following eller all.',
+  recurrence_scope_this: 'Én forekomst alene kan ikke endre seriens regel: bruk recurrence_scope following eller all.',
 };

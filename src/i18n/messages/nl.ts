@@ -61,4 +61,13 @@ export const nl: Catalogue = {
   request_timeout: 'Het verzoek duurde te lang en is afgebroken.',
   rate_limited: 'Te veel verzoeken. Probeer het over {seconds} seconden opnieuw.',
   slug_empty: 'Er kan geen slug uit de naam worden gemaakt: geef een slug op.',
+  recurrence_frequency: 'De regel heeft FREQ nodig: DAILY, WEEKLY, MONTHLY of YEARLY (HOURLY, MINUTELY en SECONDLY worden niet ondersteund).',
+  recurrence_syntax: 'De regel is geen lijst van NAAM=WAARDE-delen: {value}',
+  recurrence_part: '{part} is geen ondersteund deel van een regel.',
+  recurrence_value: '{part} heeft een waarde die de regel niet toestaat: {value}',
+  recurrence_count_until: 'COUNT en UNTIL kunnen niet samen worden gebruikt.',
+  recurrence_too_many: 'De reeks zou meer dan {limit} herhalingen hebben.',
+  recurrence_date: 'rdates en exdates moeten lokale datums (YYYY-MM-DD) of datum-tijden (YYYY-MM-DD HH:MM:SS) zijn.',
+  recurrence_scope_first: 'Het eerste evenement van een reeks kan niet alleen worden gewijzigd: gebruik following of all.',
+  recurrence_scope_this: 'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
 };

@@ -64,4 +64,13 @@ export const pl: Catalogue = {
   request_timeout: 'Żądanie trwało zbyt długo i zostało przerwane.',
   rate_limited: 'Zbyt wiele żądań. Spróbuj ponownie za {seconds} s.',
   slug_empty: 'Nie można utworzyć sluga z nazwy: podaj slug.',
+  recurrence_frequency: 'Reguła wymaga FREQ o wartości DAILY, WEEKLY, MONTHLY lub YEARLY (HOURLY, MINUTELY i SECONDLY nie są obsługiwane).',
+  recurrence_syntax: 'Reguła nie jest listą części NAZWA=WARTOŚĆ: {value}',
+  recurrence_part: '{part} nie jest obsługiwaną częścią reguły.',
+  recurrence_value: '{part} ma wartość, na którą reguła nie pozwala: {value}',
+  recurrence_count_until: 'COUNT i UNTIL nie mogą być użyte razem.',
+  recurrence_too_many: 'Seria miałaby więcej niż {limit} wystąpień.',
+  recurrence_date: 'rdates i exdates muszą być lokalnymi datami (YYYY-MM-DD) lub datami z godziną (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Pierwszego wydarzenia serii nie można zmienić osobno: użyj following lub all.',
+  recurrence_scope_this: 'Pojedyncze wystąpienie nie może zmienić reguły serii: użyj recurrence_scope following lub all.',
 };

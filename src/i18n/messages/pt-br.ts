@@ -61,4 +61,13 @@ export const ptBr: Catalogue = {
   request_timeout: 'A requisição demorou demais e foi interrompida.',
   rate_limited: 'Muitas requisições. Tente novamente em {seconds} segundos.',
   slug_empty: 'Não é possível gerar o slug a partir do nome: envie um slug.',
+  recurrence_frequency: 'A regra precisa de FREQ com DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY e SECONDLY não são suportados).',
+  recurrence_syntax: 'A regra não é uma lista de partes NOME=VALOR: {value}',
+  recurrence_part: '{part} não é uma parte de regra suportada.',
+  recurrence_value: '{part} tem um valor que a regra não permite: {value}',
+  recurrence_count_until: 'COUNT e UNTIL não podem ser usados juntos.',
+  recurrence_too_many: 'A série teria mais de {limit} ocorrências.',
+  recurrence_date: 'rdates e exdates devem ser datas locais (YYYY-MM-DD) ou datas e horas (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'O primeiro evento de uma série não pode ser alterado sozinho: use following ou all.',
+  recurrence_scope_this: 'Uma ocorrência sozinha não pode alterar a regra da série: use recurrence_scope following ou all.',
 };

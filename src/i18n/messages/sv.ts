@@ -61,4 +61,13 @@ export const sv: Catalogue = {
   request_timeout: 'Förfrågan tog för lång tid och avbröts.',
   rate_limited: 'För många förfrågningar. Försök igen om {seconds} sekunder.',
   slug_empty: 'Det går inte att skapa en slug från namnet: skicka en slug.',
+  recurrence_frequency: 'Regeln behöver FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY och SECONDLY stöds inte).',
+  recurrence_syntax: 'Regeln är inte en lista med NAMN=VÄRDE-delar: {value}',
+  recurrence_part: '{part} är inte en regeldel som stöds.',
+  recurrence_value: '{part} har ett värde som regeln inte tillåter: {value}',
+  recurrence_count_until: 'COUNT och UNTIL kan inte användas tillsammans.',
+  recurrence_too_many: 'Serien skulle få fler än {limit} förekomster.',
+  recurrence_date: 'rdates och exdates måste vara lokala datum (YYYY-MM-DD) eller datum med tid (YYYY-MM-DD HH:MM:SS).',
+  recurrence_scope_first: 'Det första evenemanget i en serie kan inte ändras ensamt: använd following eller all.',
+  recurrence_scope_this: 'En enskild förekomst kan inte ändra seriens regel: använd recurrence_scope following eller all.',
 };

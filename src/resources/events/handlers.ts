@@ -11,10 +11,12 @@ import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
 import { eventFilters } from './list';
+import type { EventFilters } from './repository';
 import { translatePosts } from '../translations';
 import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
 import * as service from './service';
+import * as series from '../series/service';
 import type { EventRow } from './repository';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
@@ -38,20 +40,40 @@ async function reload(db: Executor, id: number): Promise<EventRow> {
   return (await repo.findEvent(db, id)) as EventRow;
 }
 
+/** A page of events (`GET /events`, `/events/{id}/occurrences`), open-ended series materialised to its window first. */
+async function sendEvents(req: Req<'listEvents' | 'listEventOccurrences'>, res: Response, filters: EventFilters, password: string | undefined, path?: string): Promise<void> {
+  const { db, config } = context(req);
+  const who = caller(req);
+  const page = paging(req.query);
+  const language = requestLanguage(req);
+  await series.ensureHorizon(db, config, filters.endTo);
+  const found = await repo.listEvents(db, filters, page.perPage, page.offset);
+  const rows = await translatePosts(db, found.rows, language);
+  const relations = await loadRelations(db, rows, language);
+  const ctx = renderContext(req);
+  const items = rows.map((row) => toWireEvent(ctx, row, relations, { blanked: !service.unlocked(row, who, password) }));
+  sendList(req, res, { key: 'events', items, total: found.total, paging: page, path });
+}
+
+/** `recurrence_scope` from the query, else the body. */
+function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefined {
+  const fromQuery = (req.query as { recurrence_scope?: unknown }).recurrence_scope;
+  const fromBody = (req.body as { recurrence_scope?: unknown } | undefined)?.recurrence_scope;
+  return series.assertScope(fromQuery ?? fromBody);
+}
+
 const handlers = {
   async list(req: Req<'listEvents'>, res: Response) {
     const { db, config } = context(req);
-    const who = caller(req);
-    const page = paging(req.query);
-    const language = requestLanguage(req);
-    const filters = await eventFilters(db, config, who, req.query, language);
-    const found = await repo.listEvents(db, filters, page.perPage, page.offset);
-    const rows = await translatePosts(db, found.rows, language);
-    const relations = await loadRelations(db, rows, language);
-    const total = found.total;
-    const ctx = renderContext(req);
-    const items = rows.map((row) => toWireEvent(ctx, row, relations, { blanked: !service.unlocked(row, who, req.query.password) }));
-    sendList(req, res, { key: 'events', items, total, paging: page });
+    const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
+    await sendEvents(req, res, filters, req.query.password);
+  },
+  async occurrences(req: Req<'listEventOccurrences'>, res: Response) {
+    const { db, config } = context(req);
+    const row = await service.eventById(db, req.params.id);
+    const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
+    const seriesId = await series.seriesIdOf(db, row.id);
+    await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/${row.id}/occurrences`);
   },
   async create(req: Req<'createEvent'>, res: Response) {
     const { db, config } = context(req);
@@ -68,19 +90,21 @@ const handlers = {
   async update(req: Req<'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'>, res: Response) {
     const { db, config } = context(req);
     const row = await target(req);
-    await service.updateEvent(db, config, caller(req) as Caller, row, req.body ?? {}, requestLanguage(req));
-    await send(req, res, db, await reload(db, row.id));
+    const written = await service.updateEvent(db, config, caller(req) as Caller, row, req.body ?? {}, requestLanguage(req), scopeOf(req));
+    // the event asked for, as the series write left it (the series event when `all` regenerated it away)
+    await send(req, res, db, (await repo.findEvent(db, row.id)) ?? (await reload(db, written)));
   },
   async remove(req: Req<'deleteEvent' | 'deleteEventBySlug'>, res: Response) {
     const { db } = context(req);
     const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
-    await send(req, res, db, await service.deleteEvent(db, caller(req) as Caller, row, force));
+    await send(req, res, db, await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req)));
   },
 };
 
 export const eventHandlers = {
   listEvents: handlers.list,
+  listEventOccurrences: handlers.occurrences,
   createEvent: handlers.create,
   getEvent: handlers.get,
   updateEvent: handlers.update,

@@ -46,6 +46,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
     if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
     filters.near = { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng), radiusKm: q.geoloc_radius ?? 25 };
   }
+  if (q.collapse_recurring !== undefined) filters.collapseRecurring = isTrue(q.collapse_recurring);
   if (q.post_parent !== undefined) {
     if (!(await eventExists(db, q.post_parent))) throw invalidParam('post_parent', 'event_invalid_id');
     filters.postParent = q.post_parent;

@@ -15,6 +15,7 @@ import { venuesByIds, type VenueRow } from '../venues/repository';
 import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import { organizerIdsOf, type EventRow } from './repository';
 import { translatePosts, translateTerms } from '../translations';
+import { recurrenceOf } from '../series/service';
 
 type Event = components['schemas']['Event'];
 type EmbeddedTerm = components['schemas']['EmbeddedTerm'];
@@ -25,12 +26,14 @@ export interface EventRelations {
   venues: Map<number, VenueRow>;
   organizers: Map<number, OrganizerRow>;
   images: Map<number, ImageRow>;
+  /** The series of the events that are in one. */
+  recurrence: Map<number, NonNullable<Event['recurrence']>>;
 }
 
 /** What the events of a page link to, in `language` (the events themselves are translated by the caller). */
 export async function loadRelations(db: Executor, rows: EventRow[], language: string): Promise<EventRelations> {
   const ids = rows.map((row) => row.id);
-  const [termsByPost, organizerIds] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids)]);
+  const [termsByPost, organizerIds, recurrence] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids), recurrenceOf(db, ids)]);
   const [venueRows, organizerRows, termRows] = await Promise.all([
     venuesByIds(db, rows.flatMap((row) => (row.venue_id === null ? [] : [row.venue_id]))),
     organizersByIds(db, [...organizerIds.values()].flat()),
@@ -40,7 +43,7 @@ export async function loadRelations(db: Executor, rows: EventRow[], language: st
   const translatedTerms = new Map(termRows.map((term) => [term.id, term]));
   const terms = new Map([...termsByPost].map(([post, list]) => [post, list.map((term) => translatedTerms.get(term.id) ?? term)]));
   const imageIds = [...rows, ...venues.values(), ...organizers.values()].flatMap((r) => (r.image_id === null ? [] : [r.image_id]));
-  return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds) };
+  return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds), recurrence };
 }
 
 async function translated<T extends VenueRow | OrganizerRow>(db: Executor, rows: Map<number, T>, language: string): Promise<Map<number, T>> {
@@ -103,6 +106,8 @@ export function toWireEvent(ctx: RenderContext, row: EventRow, rel: EventRelatio
     custom_fields: [],
   };
   if (single && !blanked) event.json_ld = eventJsonLd(ctx, row, image, venue, organizers[0], cost_details.values);
+  const recurrence = rel.recurrence.get(row.id);
+  if (recurrence) event.recurrence = recurrence;
   return event;
 }
 

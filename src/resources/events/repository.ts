@@ -119,6 +119,10 @@ export interface EventFilters {
   near?: { lat: number; lng: number; radiusKm: number };
   include?: number[];
   postParent?: number;
+  /** Only the occurrences of this series (its series event's id). */
+  seriesId?: number;
+  /** Only the first occurrence of each series in the window. */
+  collapseRecurring?: boolean;
 }
 
 export async function listEvents(db: Executor, f: EventFilters, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
@@ -157,7 +161,30 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex
   if (f.near) q.whereIn('e.venue_id', venuesNear(db, f.near));
   if (f.include) q.whereIn('e.post_id', f.include);
   if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
+  if (f.seriesId !== undefined) {
+    const id = f.seriesId;
+    q.where((w) => { w.where('e.post_id', id).orWhereIn('e.post_id', db('series_occurrences').where('series_id', id).select('event_id')); });
+  }
+  if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f));
   return q;
+}
+
+/**
+ * An earlier occurrence of the same series that the list shows too (same window, statuses and visibility): the
+ * event is then not the first of its series in the window (`collapse_recurring`).
+ */
+function earlierOccurrence(db: Executor, f: EventFilters): Knex.QueryBuilder {
+  const q = db('series_occurrences as so').join('series_occurrences as so2', 'so2.series_id', 'so.series_id')
+    .join('events as e2', 'e2.post_id', 'so2.event_id').whereRaw('so.event_id = e.post_id')
+    .whereRaw('(e2.start_utc < e.start_utc or (e2.start_utc = e.start_utc and e2.post_id < e.post_id))')
+    .where('e2.hide_from_listings', false).whereIn('e2.status', f.statuses);
+  if (f.startFrom) q.where('e2.start_utc', '>=', f.startFrom);
+  if (f.endTo) q.where('e2.end_utc', '<=', f.endTo);
+  if (f.startsBefore) q.where('e2.start_utc', '<', f.startsBefore);
+  if (f.startsAfter) q.where('e2.start_utc', '>', f.startsAfter);
+  if (f.endsBefore) q.where('e2.end_utc', '<', f.endsBefore);
+  if (f.endsAfter) q.where('e2.end_utc', '>', f.endsAfter);
+  return q.select(db.raw('1'));
 }
 
 const EARTH_RADIUS_KM = 6371;

@@ -26,10 +26,12 @@ import { splitPostWrite } from '../translations';
 import { isTrue } from '../../http/params';
 import { syncSearch } from '../../search/documents';
 import { asId } from '../../domain/ids';
+import * as series from '../series/service';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
+type Recurrence = series.RecurrenceInput | null | undefined;
 
 /** `/events/{id}`: 404 for an unknown id, 400 `rest-invalid-event-id` for a venue's or organizer's id. */
 export async function eventById(db: Executor, id: number): Promise<EventRow> {
@@ -74,35 +76,51 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await write.links(trx, id);
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
     await syncSearch(trx, 'posts', [id]);
+    await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
     return id;
   });
 }
 
-/** Updates the fields sent, after the per-event edit check (the by-slug routes resolve the slug first). */
-export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
+/**
+ * Updates the fields sent, after the per-event edit check (the by-slug routes resolve the slug first). In a series,
+ * `scope` says which occurrences the change is for (`all` writes the series event and regenerates the others).
+ * Answers the id of the event written.
+ */
+export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language, scope?: series.Scope): Promise<number> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  await transactionWithRetry(db, async (trx) => {
-    // term counts change only with the event's terms or its status (status, date)
-    const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some((key) => body[key as keyof EventWrite] !== undefined);
-    const termsBefore = countsMayChange ? await termIdsOfPosts(trx, [row.id]) : [];
-    const write = await prepare(trx, config, caller, body, row, language);
-    if (write.slugBase !== undefined) await lockFor(trx, `event-slug:${write.slugBase}`);
-    const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
-    // text in another language than the event's own is stored as its translation
-    const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
-    await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
-    await repo.updateEvent(trx, row.id, write.event);
-    await write.links(trx, row.id);
-    if (SEARCHED.some((field) => write.post[field] !== undefined)) await syncSearch(trx, 'posts', [row.id]);
-    if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+  return transactionWithRetry(db, async (trx) => {
+    const plan = await series.planFor(trx, row.id, scope);
+    const target = plan.kind === 'all' && plan.seriesId !== row.id ? await eventById(trx, plan.seriesId) : row;
+    if (target !== row && !canChange(caller, 'edit', 'events', owned(target))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+    await series.beforeUpdate(trx, config, plan, body.recurrence as Recurrence);
+    await writeUpdate(trx, config, caller, target, body, language);
+    await series.afterUpdate(trx, config, plan, target.id, body.recurrence as Recurrence);
+    return target.id;
   });
 }
 
+async function writeUpdate(trx: Knex.Transaction, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
+  // term counts change only with the event's terms or its status (status, date)
+  const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some((key) => body[key as keyof EventWrite] !== undefined);
+  const termsBefore = countsMayChange ? await termIdsOfPosts(trx, [row.id]) : [];
+  const write = await prepare(trx, config, caller, body, row, language);
+  if (write.slugBase !== undefined) await lockFor(trx, `event-slug:${write.slugBase}`);
+  const slug = write.slugBase === undefined ? undefined : await posts.freeSlug(trx, 'event', write.slugBase, row.id);
+  // text in another language than the event's own is stored as its translation
+  const own = await splitPostWrite(trx, row.id, row.language, language, write.post);
+  await posts.updatePost(trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
+  await repo.updateEvent(trx, row.id, write.event);
+  await write.links(trx, row.id);
+  if (SEARCHED.some((field) => write.post[field] !== undefined)) await syncSearch(trx, 'posts', [row.id]);
+  if (countsMayChange) await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [row.id]))]);
+}
+
 /** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
-export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean): Promise<EventRow> {
+export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean, scope?: series.Scope): Promise<EventRow> {
   if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
+    await series.deleteScoped(trx, await series.planFor(trx, row.id, scope), force, row.id);
     const terms = await termIdsOfPosts(trx, [row.id]);
     if (force) {
       await posts.deletePost(trx, row.id);

@@ -1,0 +1,194 @@
+/** Series rows (`event_series`, `series_occurrences`, `series_lease`) and the batched writes of occurrences. */
+import type { Knex } from 'knex';
+import type { Executor } from '../../db/knex';
+import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
+import type { WallClock } from '../../domain/dates';
+import type { PostValues } from '../posts/repository';
+import type { EventFields } from '../events/repository';
+
+export interface SeriesRow {
+  event_id: number;
+  rrule: string;
+  rdates: WallClock[];
+  exdates: WallClock[];
+  open_ended: boolean;
+  horizon_utc: WallClock | null;
+}
+
+export interface Membership {
+  event_id: number;
+  series_id: number;
+  original_local: WallClock;
+  detached: boolean;
+}
+
+/** A page's worth of rows per INSERT keeps every statement under SQLite's bound-variable limit. */
+const BATCH = 100;
+
+function normaliseSeries(row: Record<string, unknown>): SeriesRow {
+  return {
+    event_id: toNumber(row.event_id), rrule: String(row.rrule),
+    rdates: JSON.parse(String(row.rdates)) as WallClock[], exdates: JSON.parse(String(row.exdates)) as WallClock[],
+    open_ended: toBoolean(row.open_ended), horizon_utc: (row.horizon_utc as string | null) ?? null,
+  };
+}
+
+function normaliseMembership(row: Record<string, unknown>): Membership {
+  return {
+    event_id: toNumber(row.event_id), series_id: toNumber(row.series_id),
+    original_local: String(row.original_local), detached: toBoolean(row.detached),
+  };
+}
+
+export async function findSeries(db: Executor, seriesId: number, { lock = false } = {}): Promise<SeriesRow | undefined> {
+  const query = db('event_series').where({ event_id: seriesId });
+  if (lock && isPostgres(db)) query.forUpdate();
+  const row = await query.first();
+  return row && normaliseSeries(row);
+}
+
+export async function saveSeries(db: Executor, row: SeriesRow): Promise<void> {
+  const values = { ...row, rdates: JSON.stringify(row.rdates), exdates: JSON.stringify(row.exdates) };
+  await db('event_series').insert(values).onConflict('event_id').merge();
+}
+
+export async function deleteSeries(db: Executor, seriesId: number): Promise<void> {
+  await db('series_occurrences').where({ series_id: seriesId }).delete();
+  await db('event_series').where({ event_id: seriesId }).delete();
+}
+
+export async function membershipOf(db: Executor, eventId: number): Promise<Membership | undefined> {
+  const row = await db('series_occurrences').where({ event_id: eventId }).first();
+  return row && normaliseMembership(row);
+}
+
+/** Every occurrence of a series (the series event included), in original order. */
+export async function membersOf(db: Executor, seriesId: number): Promise<Membership[]> {
+  const rows = await db('series_occurrences').where({ series_id: seriesId }).orderBy('original_local');
+  return rows.map(normaliseMembership);
+}
+
+export async function addMembers(db: Executor, members: Membership[]): Promise<void> {
+  for (let i = 0; i < members.length; i += BATCH) await db('series_occurrences').insert(members.slice(i, i + BATCH));
+}
+
+export async function setDetached(db: Executor, eventId: number): Promise<void> {
+  await db('series_occurrences').where({ event_id: eventId }).update({ detached: true });
+}
+
+/** Moves occurrences to another series (a `following` split): membership and `post_parent`. */
+export async function relink(db: Executor, eventIds: number[], seriesId: number): Promise<void> {
+  if (!eventIds.length) return;
+  await db('series_occurrences').whereIn('event_id', eventIds).update({ series_id: seriesId });
+  await db('events').whereIn('post_id', eventIds).update({ post_parent: seriesId });
+  await db('events').where({ post_id: seriesId }).update({ post_parent: null });
+}
+
+/** Series membership of the events of a page, with their series' rule (one query). */
+export async function seriesOfEvents(db: Executor, eventIds: number[]): Promise<Map<number, Membership & { series: SeriesRow }>> {
+  const found = new Map<number, Membership & { series: SeriesRow }>();
+  if (!eventIds.length) return found;
+  const rows: Array<Record<string, unknown>> = await db('series_occurrences as so')
+    .join('event_series as es', 'es.event_id', 'so.series_id').whereIn('so.event_id', eventIds)
+    .select('so.event_id as member_id', 'so.series_id', 'so.original_local', 'so.detached', 'es.*');
+  for (const row of rows) {
+    const membership = normaliseMembership({ ...row, event_id: row.member_id });
+    found.set(membership.event_id, { ...membership, series: normaliseSeries(row) });
+  }
+  return found;
+}
+
+/** The open-ended series materialised short of `untilUtc`. */
+export async function seriesShortOf(db: Executor, untilUtc: WallClock, limit = 1000): Promise<number[]> {
+  const rows: Array<{ event_id: number }> = await db('event_series').where('open_ended', true)
+    .where('horizon_utc', '<', untilUtc).orderBy('event_id').limit(limit).select('event_id');
+  return rows.map((r) => toNumber(r.event_id));
+}
+
+/**
+ * Takes the daily horizon lease when it was last taken before `staleBefore`: true for the one caller (on any
+ * node) that gets it, which then extends the horizons inside the same transaction.
+ */
+export async function takeLease(trx: Knex.Transaction, nowUtc: WallClock, staleBefore: WallClock): Promise<boolean> {
+  const query = trx('series_lease').where({ name: 'horizon' });
+  if (isPostgres(trx)) query.forUpdate();
+  const row = await query.first();
+  if (!row || row.extended_utc > staleBefore) return false;
+  await trx('series_lease').where({ name: 'horizon' }).update({ extended_utc: nowUtc });
+  return true;
+}
+
+export interface NewOccurrence {
+  post: PostValues;
+  event: EventFields;
+  originalLocal: WallClock;
+}
+
+/** Inserts occurrences (posts, events, memberships) in batches; answers their ids in order. */
+export async function insertOccurrences(trx: Knex.Transaction, seriesId: number, items: NewOccurrence[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < items.length; i += BATCH) {
+    const batch = items.slice(i, i + BATCH);
+    const rows: Array<{ id: number; slug: string }> = await trx('posts').insert(batch.map((item) => item.post)).returning(['id', 'slug']);
+    const bySlug = new Map(rows.map((row) => [row.slug, toNumber(row.id)]));
+    const batchIds = batch.map((item) => bySlug.get(item.post.slug) as number);
+    await trx('events').insert(batch.map((item, n) => ({ post_id: batchIds[n], ...item.event })));
+    await addMembers(trx, batch.map((item, n) => ({ event_id: batchIds[n], series_id: seriesId, original_local: item.originalLocal, detached: false })));
+    ids.push(...batchIds);
+  }
+  return ids;
+}
+
+/** The taken slugs among `slugs` (events). */
+export async function takenSlugs(db: Executor, slugs: string[]): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (let i = 0; i < slugs.length; i += 500) {
+    const rows: Array<{ slug: string }> = await db('posts').where({ type: 'event' }).whereIn('slug', slugs.slice(i, i + 500)).select('slug');
+    rows.forEach((row) => taken.add(row.slug));
+  }
+  return taken;
+}
+
+/**
+ * Gives `targets` the series event's categories, tags, organizers and translations (one statement each):
+ * whatever of these the series event has applies to its occurrences.
+ */
+export async function copyLinks(trx: Knex.Transaction, sourceId: number, targets: number[]): Promise<void> {
+  for (let i = 0; i < targets.length; i += 500) {
+    const ids = targets.slice(i, i + 500);
+    const marks = ids.map(() => '?').join(',');
+    await trx('term_relationships').whereIn('post_id', ids).delete();
+    await trx('event_organizers').whereIn('event_id', ids).delete();
+    await trx('post_translations').whereIn('post_id', ids).delete();
+    await trx.raw(`insert into term_relationships (post_id, term_id)
+      select p.id, r.term_id from posts p join term_relationships r on r.post_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
+    await trx.raw(`insert into event_organizers (event_id, organizer_id, position)
+      select p.id, o.organizer_id, o.position from posts p join event_organizers o on o.event_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
+    await trx.raw(`insert into post_translations (post_id, language, field, value)
+      select p.id, t.language, t.field, t.value from posts p join post_translations t on t.post_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
+  }
+}
+
+/** Writes the same post and event values to many occurrences (one statement per table and batch). */
+export async function updateMany(trx: Knex.Transaction, ids: number[], post: Partial<PostValues>, event: Partial<EventFields>): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = ids.slice(i, i + 500);
+    if (Object.keys(post).length) await trx('posts').whereIn('id', batch).update(post);
+    if (Object.keys(event).length) await trx('events').whereIn('post_id', batch).update(event);
+  }
+}
+
+/** The stored start and end of events (one query per 500). */
+export async function timesOf(db: Executor, ids: number[]): Promise<Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>> {
+  const found = new Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows: Array<EventFields & { post_id: number }> = await db('events').whereIn('post_id', ids.slice(i, i + 500))
+      .select('post_id', 'start_local', 'end_local', 'start_utc', 'end_utc');
+    for (const { post_id, start_local, end_local, start_utc, end_utc } of rows) found.set(toNumber(post_id), { start_local, end_local, start_utc, end_utc });
+  }
+  return found;
+}
+
+export async function deleteEvents(trx: Knex.Transaction, ids: number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) await trx('posts').whereIn('id', ids.slice(i, i + 500)).delete();
+}
