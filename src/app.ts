@@ -23,6 +23,7 @@ import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 import { createMetrics, instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metrics';
+import { registerSeriesMetrics } from './resources/series/metrics';
 
 export interface AppOptions {
   logger: Logger;
@@ -47,6 +48,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   if (metrics.enabled) {
     app.use(instrumentRequests(metrics, spec.operations, namespace, config.basePath));
     instrumentDatabase(metrics, context.db);
+    registerSeriesMetrics(metrics, context.db, config);
   }
   app.use(requestLogger(logger));
   app.use(apiHeaders);

@@ -18,8 +18,11 @@ import { appliedMigrations, MIGRATION_NAMES } from '../db/migrate';
 
 export const DUMP_FORMAT = 'calendar-dump';
 export const DUMP_VERSION = 1;
-/** Not data: Knex's migration bookkeeping (the target has its own) and the failed-login counters (transient). */
-export const SKIPPED_TABLES: ReadonlySet<string> = new Set(['knex_migrations', 'knex_migrations_lock', 'auth_throttle']);
+/**
+ * Not data: Knex's migration bookkeeping (the target has its own), the failed-login counters and the recurrence
+ * horizon lease (transient coordination state; its migration seeds the row, so a fresh target has it already).
+ */
+export const SKIPPED_TABLES: ReadonlySet<string> = new Set(['knex_migrations', 'knex_migrations_lock', 'auth_throttle', 'series_lease']);
 const DEFAULT_BATCH = 1000;
 
 export interface DumpHeader {

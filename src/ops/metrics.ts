@@ -41,7 +41,12 @@ export function createMetrics({ enabled = true }: { enabled?: boolean } = {}): M
       return new Gauge({
         name, help, labelNames, registers,
         async collect() {
-          const reading = await collect();
+          let reading: GaugeReading;
+          try {
+            reading = await collect();
+          } catch {
+            return; // the database is away: the other metrics still answer (and /readyz says why)
+          }
           if (typeof reading === 'number') this.set(reading);
           else {
             this.reset();

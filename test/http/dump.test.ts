@@ -49,6 +49,13 @@ async function seed(service: TestService): Promise<Seeded> {
     }));
   }
   await post(`/events/${events[0].id}`, { title: 'Konsert null', description: '<p>Natt</p>' }, 'nb');
+  // recurring series: a bounded one with an exception and an extra date, and an open-ended one
+  const weekly = await post('/events', {
+    title: 'Weekly class', start_date: '2027-07-06 18:00:00', end_date: '2027-07-06 19:30:00', venue: venue.id, categories: [child.id],
+    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270731', rdates: ['2027-08-04 18:00:00'], exdates: ['2027-07-13 18:00:00'] },
+  });
+  events.push(weekly);
+  events.push(await post('/events', { title: 'Every first Monday', start_date: '2027-07-05 09:00:00', end_date: '2027-07-05 10:00:00', recurrence: { rrule: 'FREQ=MONTHLY;BYDAY=1MO' } }));
   await http(service).delete(`${NS}/events/${events[4].id}`).auth(...as).expect(200); // trashed
   const gone = await post('/events', { title: 'Deleted for good', start_date: '2027-08-01 10:00:00', end_date: '2027-08-01 11:00:00' });
   await http(service).delete(`${NS}/events/${gone.id}`).query({ force: true }).auth(...as).expect(200); // its id stays used
@@ -64,7 +71,9 @@ function reads(s: Seeded): Array<{ path: string; auth?: boolean }> {
     { path: '/events?featured=true' }, { path: '/events?start_date=2027-07-03&end_date=2027-07-05' },
     { path: '/events?geoloc_lat=59.9&geoloc_lng=10.7&geoloc_radius=10' }, { path: '/events?i18n_language=nb' },
     ...s.eventIds.map((id) => ({ path: `/events/${id}`, auth: true })), { path: `/events/${s.eventIds[0]}?i18n_language=nb` },
-    { path: `/events/by-slug/${s.slug}` }, { path: '/venues' }, { path: `/venues/${s.venueId}` }, { path: '/organizers' },
+    { path: `/events/by-slug/${s.slug}` }, { path: '/events?per_page=50&start_date=2027-07-01&end_date=2028-12-31' },
+    { path: `/events/${s.eventIds[6]}/occurrences` }, { path: `/events/${s.eventIds[7]}/occurrences?per_page=30` },
+    { path: '/events?search=weekly' }, { path: '/events?search=konsert&i18n_language=nb' }, { path: '/venues' }, { path: `/venues/${s.venueId}` }, { path: '/organizers' },
     ...s.organizerIds.map((id) => ({ path: `/organizers/${id}` })), { path: '/categories' }, { path: '/categories?i18n_language=fr' },
     ...s.categoryIds.map((id) => ({ path: `/categories/${id}?i18n_language=fr` })), { path: '/tags' }, { path: `/tags/${s.tagId}` },
   ];

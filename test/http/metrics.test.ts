@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import type { AppContext } from '../../src/http/context';
+import { manualClock, setClock } from '../../src/domain/clock';
+import { extendHorizons } from '../../src/resources/series/service';
 
 /** The value of one sample line, e.g. `http_requests_total{operation="listEvents",method="GET",status_class="2xx"}`. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -87,6 +89,26 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
     await http(service).post(`${NS}/events`).auth(...service.as('administrator'))
       .send({ title: 'Counted', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' }).expect(201);
     expect(sample(await scrape(), 'calendar_test_events')).toBe(1);
+  });
+
+  it('shows the recurrence horizon lag: growing while the daily extension does not run, back to 0 after it', async () => {
+    const clock = manualClock('2027-06-15T12:00:00Z');
+    setClock(clock);
+    const lag = async () => {
+      const text = await scrape();
+      return { lag: sample(text, 'recurrence_horizon_lag_seconds'), age: sample(text, 'recurrence_horizon_extension_age_seconds') };
+    };
+    expect((await lag()).lag).toBe(0); // no open-ended series yet
+    await http(service).post(`${NS}/events`).auth(...service.as('editor')).send({
+      title: 'Every Monday', start_date: '2027-06-21 09:00:00', end_date: '2027-06-21 10:00:00', recurrence: { rrule: 'FREQ=WEEKLY' },
+    }).expect(201);
+    expect((await lag()).lag).toBe(0);
+    clock.advance(3 * 86_400_000);
+    expect((await lag()).lag).toBe(3 * 86_400);
+    await extendHorizons(service.database.db, service.config);
+    expect(await lag()).toEqual({ lag: 0, age: 0 });
+    clock.advance(3_600_000);
+    expect(await lag()).toEqual({ lag: 3_600, age: 3_600 });
   });
 
   it("passes Debian's promtool check metrics", async () => {
