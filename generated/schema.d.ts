@@ -849,8 +849,202 @@ export interface paths {
         patch: operations["patchTag"];
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the change feed
+         * @description The changes after `cursor`, oldest first, in one total order. Without `cursor`: a cursor for now and no
+         *     changes (list everything first, then follow the feed). Each change carries the record as the caller may read
+         *     it, in the request's language; a record the caller can no longer read is reported as `deleted` without a
+         *     record. Changes are kept `CHANGES_RETENTION_DAYS` days (30); an older cursor is `410 rest_cursor_expired`.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook subscriptions */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to webhooks
+         * @description Administrators only. The answer is the only one that shows the secret (besides rotate-secret).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        /** Read a webhook subscription */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook subscription */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Update a webhook subscription */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/ping": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test message */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, shown in this answer only. For 24 hours messages carry signatures with both secrets.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        /** List deliveries */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+                /** @description The delivery's id. */
+                delivery_id: components["parameters"]["delivery_id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry a delivery */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    change: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A change, as sent to subscribers
+         * @description `POST` to the subscription's URL. Any 2xx within 10 s is success; otherwise retries follow (immediately,
+         *     5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). Receivers de-duplicate by `webhook-id`.
+         */
+        post: operations["changeMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1841,6 +2035,97 @@ export interface components {
             /** @description Tags are flat; sending a parent is `400 rest_taxonomy_not_hierarchical`. */
             parent?: number | string;
         };
+        Change: {
+            cursor: string;
+            /** @enum {string} */
+            resource: "event" | "venue" | "organizer" | "category" | "tag";
+            id: number;
+            /** @enum {string} */
+            action: "created" | "updated" | "deleted";
+            /** @example 2027-06-15 12:00:00 */
+            modified_utc: string;
+            /** @description The record as its own route returns it to this caller; absent when `action` is `deleted`. */
+            record?: Record<string, never>;
+        };
+        ChangeList: {
+            changes: components["schemas"]["Change"][];
+            next_cursor: string;
+            has_more: boolean;
+        };
+        WebhookEvents: ("*" | "event.created" | "event.updated" | "event.deleted" | "venue.created" | "venue.updated" | "venue.deleted" | "organizer.created" | "organizer.updated" | "organizer.deleted" | "category.created" | "category.updated" | "category.deleted" | "tag.created" | "tag.updated" | "tag.deleted")[];
+        Webhook: {
+            id: number;
+            url: string;
+            events: components["schemas"]["WebhookEvents"];
+            active: boolean;
+            description: string;
+            /**
+             * @description The signing secret (`whsec_` + base64); only in the answers of create and rotate-secret.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+            failing_since_utc: string | null;
+            disabled_utc: string | null;
+            disabled_reason: string | null;
+            created_utc: string;
+            modified_utc: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+            total: number;
+            total_pages: number;
+        };
+        WebhookWrite: {
+            /** @example https://receiver.example.com/calendar */
+            url?: string;
+            events?: components["schemas"]["WebhookEvents"];
+            active?: boolean;
+            description?: string;
+        };
+        WebhookDelivery: {
+            id: number;
+            webhook_id: number;
+            message_id: string;
+            /** @example event.updated */
+            type: string;
+            resource: string | null;
+            record_id: number | null;
+            created_utc: string;
+            /** @enum {string} */
+            state: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            next_attempt_utc: string | null;
+            attempts: {
+                attempt: number;
+                attempted_utc: string;
+                status: number | null;
+                duration_ms: number;
+                response_body: string | null;
+                error: string | null;
+            }[];
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @description The body of every message. Signed with the Standard Webhooks headers `webhook-id` (stable across retries),
+         *     `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`
+         *     keyed by the base64-decoded secret after `whsec_`; two signatures, space-separated, for 24 hours after a rotation).
+         */
+        WebhookMessage: {
+            /** @example event.updated */
+            type: string;
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                id?: number;
+                /** @description The record as an anonymous caller reads it when the message is first sent; null when it is not public. */
+                record?: Record<string, never> | null;
+                webhook_id?: number;
+            };
+        };
     };
     responses: {
         /** @description Any other error: `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `rest_internal_error` (500). */
@@ -1969,6 +2254,33 @@ export interface components {
                 "application/json": components["schemas"]["Tag"];
             };
         };
+        /** @description The cursor is older than the feed keeps (`rest_cursor_expired`); list everything again. */
+        CursorExpired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The subscription. */
+        WebhookOk: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description The delivery, queued for the dispatcher. */
+        WebhookDeliveryAccepted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
     };
     parameters: {
         /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -1977,6 +2289,10 @@ export interface components {
         page: number;
         /** @description Items per page. Values above 50 are capped to 50. */
         per_page: number;
+        /** @description Only records last modified after this date (site time zone unless it says otherwise). */
+        modified_after: string;
+        /** @description Only records last modified before this date (site time zone unless it says otherwise). */
+        modified_before: string;
         /** @description Only events starting on or after this date. Without `strict_dates` it is moved back to 00:00:00 of its day. Defaults to yesterday 00:00:00 in the site time zone unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. Unparsable dates are `400 rest_invalid_param`. */
         event_start_date: components["schemas"]["DateInput"];
         /** @description Only events ending on or before this date. Without `strict_dates` it is moved forward to 23:59:59 of its day. Defaults to 24 months from now unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. */
@@ -2065,6 +2381,14 @@ export interface components {
         term_slug: string;
         /** @description Numeric id of the term. */
         term_id: number;
+        /** @description An opaque cursor (`next_cursor` or a change's `cursor`). */
+        changes_cursor: string;
+        /** @description The most changes to return. */
+        changes_limit: number;
+        /** @description The subscription's id. */
+        webhook_id: number;
+        /** @description The delivery's id. */
+        delivery_id: number;
     };
     requestBodies: {
         /** @description The new event; `title`, `start_date` and `end_date` are required. Also takes `password`, the event's password. JSON or form-encoded. */
@@ -2186,6 +2510,18 @@ export interface components {
                 "application/x-www-form-urlencoded": components["schemas"]["TagWrite"];
             };
         };
+        /** @description The new subscription. */
+        WebhookCreate: {
+            content: {
+                "application/json": components["schemas"]["WebhookWrite"] & unknown;
+            };
+        };
+        /** @description The fields to change. */
+        WebhookUpdate: {
+            content: {
+                "application/json": components["schemas"]["WebhookWrite"];
+            };
+        };
     };
     headers: {
         /** @description Strong validator of a read: send it back in `If-None-Match` to get `304` without a body while the answer has not changed. It differs by language and by caller. */
@@ -2278,6 +2614,10 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
+                /** @description Only records last modified after this date (site time zone unless it says otherwise). */
+                modified_after?: components["parameters"]["modified_after"];
+                /** @description Only records last modified before this date (site time zone unless it says otherwise). */
+                modified_before?: components["parameters"]["modified_before"];
                 /** @description Only events starting on or after this date. Without `strict_dates` it is moved back to 00:00:00 of its day. Defaults to yesterday 00:00:00 in the site time zone unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. Unparsable dates are `400 rest_invalid_param`. */
                 start_date?: components["parameters"]["event_start_date"];
                 /** @description Only events ending on or before this date. Without `strict_dates` it is moved forward to 23:59:59 of its day. Defaults to 24 months from now unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. */
@@ -2708,6 +3048,10 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
+                /** @description Only records last modified after this date (site time zone unless it says otherwise). */
+                modified_after?: components["parameters"]["modified_after"];
+                /** @description Only records last modified before this date (site time zone unless it says otherwise). */
+                modified_before?: components["parameters"]["modified_before"];
                 /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Only records linked to this event. Must be an existing event id, else `400 rest_invalid_param`. */
@@ -3019,6 +3363,10 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
                 per_page?: components["parameters"]["per_page"];
+                /** @description Only records last modified after this date (site time zone unless it says otherwise). */
+                modified_after?: components["parameters"]["modified_after"];
+                /** @description Only records last modified before this date (site time zone unless it says otherwise). */
+                modified_before?: components["parameters"]["modified_before"];
                 /** @description Limit the results to items matching this text. Matching ignores case and accents in every language (`École`, `ecole` and `ECOLE` are alike; `ß` matches `ss`, `æ` `ae`, `ø` `o`, `ł` `l`; Japanese voiced kana stay distinct) and finds substrings, also in scripts written without spaces (`夏祭り` finds `東京の夏祭り`); `%` and `_` are plain characters. Events: every word occurs in the title, excerpt or description; venues and organizers: one field holds every word; categories and tags: the name or slug contains the whole text. Searched in the request's language, falling back to the original text field by field. */
                 search?: components["parameters"]["search"];
                 /** @description Only records linked to this event. Must be an existing event id, else `400 rest_invalid_param`. */
@@ -3721,6 +4069,294 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             default: components["responses"]["Error"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description An opaque cursor (`next_cursor` or a change's `cursor`). */
+                cursor?: components["parameters"]["changes_cursor"];
+                /** @description The most changes to return. */
+                limit?: components["parameters"]["changes_limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Page of the result set to return, starting at 1. */
+                page?: components["parameters"]["page"];
+                /** @description Items per page. Values above 50 are capped to 50. */
+                per_page?: components["parameters"]["per_page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions (without their secrets). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookCreate"];
+        responses: {
+            201: components["responses"]["WebhookOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookUpdate"];
+        responses: {
+            200: components["responses"]["WebhookOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["WebhookDeliveryAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Page of the result set to return, starting at 1. */
+                page?: components["parameters"]["page"];
+                /** @description Items per page. Values above 50 are capped to 50. */
+                per_page?: components["parameters"]["per_page"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first, each with every attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                id: components["parameters"]["webhook_id"];
+                /** @description The delivery's id. */
+                delivery_id: components["parameters"]["delivery_id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["WebhookDeliveryAccepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    changeMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookMessage"];
+            };
+        };
+        responses: {
+            /** @description Received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused; the message will be sent again. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -34,6 +34,20 @@ export interface Config {
   metricsToken?: string;
   /** How far ahead open-ended recurring series are materialised. */
   recurrenceHorizonMonths: number;
+  /** Days the change feed keeps its changes (older cursors are 410). */
+  changesRetentionDays: number;
+  /** Webhooks: seconds to wait before each retry after the first attempt. */
+  webhookRetrySchedule: number[];
+  /** Webhooks: a subscription failing this long without a success is disabled. */
+  webhookDisableAfterSeconds: number;
+  /** Webhooks: a receiver must answer within this. */
+  webhookTimeoutMs: number;
+  /** Webhooks: how often the dispatcher looks for due messages. */
+  webhookPollMs: number;
+  /** Webhooks: deliver to loopback and private addresses too (tests only). */
+  webhookAllowPrivate: boolean;
+  /** Key that seals webhook secrets at rest (AES-256-GCM); unset: stored as is. */
+  webhookSecretKey?: string;
 }
 
 export class ConfigError extends Error {}
@@ -69,7 +83,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     metrics: !['off', '0', 'false'].includes((env.METRICS ?? '').trim().toLowerCase()),
     metricsToken: env.METRICS_TOKEN || undefined,
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
+    changesRetentionDays: integer(env.CHANGES_RETENTION_DAYS, 30, 'CHANGES_RETENTION_DAYS', 1, 3650),
+    webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookDisableAfterSeconds: integer(env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400, 'WEBHOOK_DISABLE_AFTER_SECONDS', 1, 365 * 86_400),
+    webhookTimeoutMs: integer(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS', 100, 60_000),
+    webhookPollMs: integer(env.WEBHOOK_POLL_MS, 1_000, 'WEBHOOK_POLL_MS', 10, 60_000),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
   });
+}
+
+/** Default: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (the first attempt is immediate). */
+const DEFAULT_RETRIES = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+
+function retrySchedule(raw: string | undefined): number[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRIES;
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.some((d) => !Number.isFinite(d) || d < 0 || d > 7 * 86_400)) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds from 0 to 604800');
+  }
+  return delays;
 }
 
 function integer(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {

@@ -11,6 +11,7 @@ import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
 import { createMetrics } from './ops/metrics';
 import { startHorizonJob } from './resources/series/service';
+import { startDispatcher } from './integrations/webhooks/dispatcher';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const server = http.createServer(createApp(context, { logger }));
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
+  const dispatcher = startDispatcher(context, logger); // webhooks go out from here, never from a request
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
   server.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port, basePath: config.basePath }, 'listening');
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     stopHorizonJob();
     await terminator.terminate();
+    await dispatcher.stop();
     await db.destroy();
     logger.info('stopped');
   };

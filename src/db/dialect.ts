@@ -29,7 +29,12 @@ export function whereStartsWith(query: Knex.QueryBuilder, column: string, prefix
 
 /** Current instant (by the service's clock) as the `YYYY-MM-DD HH:MM:SS` UTC text we store on both engines. */
 export function utcNow(): string {
-  return now().toISOString().slice(0, 19).replace('T', ' ');
+  return utcAt(now());
+}
+
+/** An instant as that stored text (times computed from `now()`: retention cut-offs, retry times). */
+export function utcAt(instant: Date | number): string {
+  return new Date(instant).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** A unique-constraint violation (SQLite or PostgreSQL): the caller may retry after re-reading. */

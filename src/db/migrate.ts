@@ -8,6 +8,7 @@ import * as translations from './migrations/003_translations';
 import * as termCounts from './migrations/004_term_counts';
 import * as search from './migrations/005_search';
 import * as series from './migrations/006_series';
+import * as integrations from './migrations/007_integrations';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['004_term_counts', termCounts],
   ['005_search', search],
   ['006_series', series],
+  ['007_integrations', integrations],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

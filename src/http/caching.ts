@@ -22,7 +22,8 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
       const hash = createHash('sha256').update(`${who?.id ?? 0}|${requestLanguage(req)}|`).update(body).digest('base64url');
       res.setHeader('ETag', `"${hash.slice(0, 32)}"`);
-      res.setHeader('Cache-Control', who || !maxAge ? 'no-store' : `public, max-age=${maxAge}`);
+      // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
+      res.setHeader('Cache-Control', who || !maxAge || res.locals.noStore ? 'no-store' : `public, max-age=${maxAge}`);
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }

@@ -5,7 +5,9 @@
 import type { Request, Response } from 'express';
 import type { operations } from '../../generated/schema';
 
-export type OperationId = keyof operations;
+/** Operations of the spec's `webhooks` section are messages this service sends, not routes it serves. */
+type OutgoingOperation = 'changeMessage';
+export type OperationId = Exclude<keyof operations, OutgoingOperation>;
 
 type Params<O extends OperationId> = operations[O]['parameters'];
 type PathOf<O extends OperationId> = Params<O> extends { path: infer P } ? (P extends undefined ? object : P) : object;
@@ -15,7 +17,7 @@ type BodyOf<O extends OperationId> = operations[O] extends { requestBody?: { con
   : never;
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type SuccessOf<O extends OperationId> = {
-  [S in keyof operations[O]['responses']]: S extends 200 | 201 ? Json<operations[O]['responses'][S]> : never;
+  [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
 }[keyof operations[O]['responses']];
 
 /** Distributes over a union of operations: `TypedRequest<'a' | 'b'>` is either request. */

@@ -16,7 +16,7 @@ const POST_CAPS = [
 type PostCap = (typeof POST_CAPS)[number];
 
 /** A capability name: `edit_events`, `publish_venues`, `manage_categories`… */
-export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files';
+export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files' | 'manage_options';
 
 const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
   administrator: POST_CAPS,
@@ -31,6 +31,7 @@ const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = Object.fromEntries(
     const caps: Capability[] = POST_TYPES.flatMap((type) => POST_CAPS_BY_ROLE[role].map((cap) => `${cap}_${type}` as Capability));
     if (role === 'administrator' || role === 'editor') caps.push('manage_categories');
     if (role === 'administrator' || role === 'editor' || role === 'author') caps.push('upload_files');
+    if (role === 'administrator') caps.push('manage_options'); // site settings: webhooks
     return [role, new Set(caps)];
   }),
 ) as unknown as Record<Role, ReadonlySet<Capability>>;
@@ -46,7 +47,7 @@ export function isRole(value: string): value is Role {
 }
 
 export function isCapability(value: string): value is Capability {
-  return value === 'manage_categories' || value === 'upload_files' ||
+  return value === 'manage_categories' || value === 'upload_files' || value === 'manage_options' ||
     POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`));
 }
 

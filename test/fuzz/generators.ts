@@ -354,6 +354,9 @@ function validBodyHint(name: string, kind: RecordKind | undefined, ctx: Generato
     case 'password': return fc.constantFrom(ctx.eventPassword, '');
     case 'geo_lat': return fc.double({ min: -90, max: 90, noNaN: true });
     case 'geo_lng': return fc.double({ min: -180, max: 180, noNaN: true });
+    case 'url': return fc.constantFrom('https://receiver.example.com/hook', 'http://hooks.example.org/in?x=1');
+    case 'events': return fc.constantFrom<Json>(['*'], ['event.created'], ['tag.created', 'tag.deleted']);
+    case 'active': return fc.boolean();
     default: return undefined;
   }
 }

@@ -17,7 +17,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     expect(res.body.servers[0].url).toBe(`${root()}${NS}/`);
     const operations = Object.values(res.body.paths as Record<string, Record<string, unknown>>)
       .flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]));
-    expect(operations).toHaveLength(53);
+    expect(operations).toHaveLength(63);
     expect(res.body.paths['/events'].get).toBeDefined();
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
@@ -47,6 +47,10 @@ describe.each(ENGINES)('platform on %s', (engine) => {
         '/calendar/events/v1/organizers', '/calendar/events/v1/organizers/(?P<id>\\d+)', '/calendar/events/v1/organizers/by-slug/(?P<slug>[^/]+)',
         '/calendar/events/v1/categories', '/calendar/events/v1/categories/(?P<id>\\d+)',
         '/calendar/events/v1/tags', '/calendar/events/v1/tags/(?P<id>\\d+)',
+        '/calendar/events/v1/changes', '/calendar/events/v1/webhooks', '/calendar/events/v1/webhooks/(?P<id>\\d+)',
+        '/calendar/events/v1/webhooks/(?P<id>\\d+)/ping', '/calendar/events/v1/webhooks/(?P<id>\\d+)/rotate-secret',
+        '/calendar/events/v1/webhooks/(?P<id>\\d+)/deliveries',
+        '/calendar/events/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery_id>\\d+)/retry',
       ]);
       const item = res.body.routes['/calendar/events/v1/categories/(?P<id>\\d+)'];
       expect(item.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);

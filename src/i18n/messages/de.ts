@@ -70,4 +70,9 @@ export const de: Catalogue = {
   recurrence_date: 'rdates und exdates müssen lokale Daten (YYYY-MM-DD) oder Datumszeiten (YYYY-MM-DD HH:MM:SS) sein.',
   recurrence_scope_first: 'Die erste Veranstaltung einer Serie kann nicht allein geändert werden: Verwende following oder all.',
   recurrence_scope_this: 'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
+  cursor_invalid: 'Der Cursor ist ungültig: Verwende einen next_cursor dieses Dienstes.',
+  cursor_expired: 'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab einem neuen Cursor.',
+  webhook_url_invalid: '{name} muss eine http- oder https-URL zu einem öffentlichen Host sein.',
+  webhook_not_found: 'Kein Webhook mit dieser ID.',
+  delivery_not_found: 'Keine Zustellung mit dieser ID für diesen Webhook.',
 };

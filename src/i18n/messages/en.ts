@@ -68,6 +68,11 @@ export const en = {
   recurrence_date: 'rdates and exdates must be local dates (YYYY-MM-DD) or date-times (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'The first event of a series cannot be changed alone: use following or all.',
   recurrence_scope_this: "One occurrence alone cannot change the series' rule: use recurrence_scope following or all.",
+  cursor_invalid: 'The cursor is not valid: use a next_cursor this service gave.',
+  cursor_expired: 'The cursor is older than the change feed keeps: list everything again, then follow the feed from a new cursor.',
+  webhook_url_invalid: '{name} must be an http or https URL to a public host.',
+  webhook_not_found: 'No webhook with this id.',
+  delivery_not_found: 'No delivery with this id for this webhook.',
 } as const;
 
 export type MessageKey = keyof typeof en;

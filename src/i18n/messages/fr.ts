@@ -70,4 +70,9 @@ export const fr: Catalogue = {
   recurrence_date: 'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Le premier évènement d’une série ne peut pas être modifié seul : utilisez following ou all.',
   recurrence_scope_this: 'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
+  cursor_invalid: 'Le curseur n’est pas valide : utilisez un next_cursor fourni par ce service.',
+  cursor_expired: 'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le flux depuis un nouveau curseur.',
+  webhook_url_invalid: '{name} doit être une URL http ou https vers un hôte public.',
+  webhook_not_found: 'Aucun webhook avec cet identifiant.',
+  delivery_not_found: 'Aucune livraison avec cet identifiant pour ce webhook.',
 };

@@ -70,4 +70,9 @@ export const it: Catalogue = {
   recurrence_date: 'rdates ed exdates devono essere date locali (YYYY-MM-DD) o date e ore (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Il primo evento di una serie non può essere modificato da solo: usa following o all.',
   recurrence_scope_this: 'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
+  cursor_invalid: 'Il cursore non è valido: usa un next_cursor fornito da questo servizio.',
+  cursor_expired: 'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il feed da un nuovo cursore.',
+  webhook_url_invalid: '{name} deve essere un URL http o https verso un host pubblico.',
+  webhook_not_found: 'Nessun webhook con questo id.',
+  delivery_not_found: 'Nessuna consegna con questo id per questo webhook.',
 };

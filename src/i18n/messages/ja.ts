@@ -70,4 +70,9 @@ export const ja: Catalogue = {
   recurrence_date: 'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
   recurrence_scope_first: 'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
   recurrence_scope_this: '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
+  cursor_invalid: 'カーソルが無効です。このサービスが返した next_cursor を使ってください。',
+  cursor_expired: 'カーソルが変更フィードの保持期間より古いです。すべてを取得し直してから、新しいカーソルでフィードを追ってください。',
+  webhook_url_invalid: '{name} は公開ホストへの http または https の URL でなければなりません。',
+  webhook_not_found: 'この ID の Webhook はありません。',
+  delivery_not_found: 'この Webhook にこの ID の配信はありません。',
 };

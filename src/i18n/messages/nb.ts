@@ -70,4 +70,9 @@ export const nb: Catalogue = {
   recurrence_date: 'rdates og exdates må være lokale datoer (YYYY-MM-DD) eller dato-tider (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Det første arrangementet i en serie kan ikke endres alene: bruk following eller all.',
   recurrence_scope_this: 'Én forekomst alene kan ikke endre seriens regel: bruk recurrence_scope following eller all.',
+  cursor_invalid: 'Markøren er ugyldig: bruk en next_cursor fra denne tjenesten.',
+  cursor_expired: 'Markøren er eldre enn endringsstrømmen tar vare på: hent alt på nytt, og følg så strømmen fra en ny markør.',
+  webhook_url_invalid: '{name} må være en http- eller https-URL til en offentlig vert.',
+  webhook_not_found: 'Ingen webhook med denne ID-en.',
+  delivery_not_found: 'Ingen levering med denne ID-en for denne webhooken.',
 };

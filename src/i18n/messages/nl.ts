@@ -70,4 +70,9 @@ export const nl: Catalogue = {
   recurrence_date: 'rdates en exdates moeten lokale datums (YYYY-MM-DD) of datum-tijden (YYYY-MM-DD HH:MM:SS) zijn.',
   recurrence_scope_first: 'Het eerste evenement van een reeks kan niet alleen worden gewijzigd: gebruik following of all.',
   recurrence_scope_this: 'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
+  cursor_invalid: 'De cursor is ongeldig: gebruik een next_cursor van deze dienst.',
+  cursor_expired: 'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een nieuwe cursor.',
+  webhook_url_invalid: '{name} moet een http- of https-URL naar een openbare host zijn.',
+  webhook_not_found: 'Geen webhook met deze id.',
+  delivery_not_found: 'Geen aflevering met deze id voor deze webhook.',
 };

@@ -12,6 +12,7 @@ import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
 import { eventFilters } from './list';
 import type { EventFilters } from './repository';
+import { withModifiedRange } from '../posts/modified';
 import { translatePosts } from '../translations';
 import { loadRelations, toWireEvent } from './mapper';
 import * as repo from './repository';
@@ -66,7 +67,7 @@ const handlers = {
   async list(req: Req<'listEvents'>, res: Response) {
     const { db, config } = context(req);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
-    await sendEvents(req, res, filters, req.query.password);
+    await sendEvents(req, res, withModifiedRange(filters, req.query, config.siteTimezone), req.query.password);
   },
   async occurrences(req: Req<'listEventOccurrences'>, res: Response) {
     const { db, config } = context(req);

@@ -29,6 +29,7 @@ import { asId } from '../../domain/ids';
 import * as series from '../series/service';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
+import { recordChange } from '../../integrations/outbox';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
 type Recurrence = series.RecurrenceInput | null | undefined;
@@ -77,6 +78,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
     await syncSearch(trx, 'posts', [id]);
     await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
+    await recordChange(trx, 'event', id, 'created');
     return id;
   });
 }
@@ -95,6 +97,7 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
     await series.beforeUpdate(trx, config, plan, body.recurrence as Recurrence);
     await writeUpdate(trx, config, caller, target, body, language);
     await series.afterUpdate(trx, config, plan, target.id, body.recurrence as Recurrence);
+    await recordChange(trx, 'event', target.id, 'updated');
     return target.id;
   });
 }
@@ -130,6 +133,7 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
       await repo.updateEvent(trx, row.id, { status: 'trash' });
     }
     await refreshCounts(trx, terms);
+    await recordChange(trx, 'event', row.id, 'deleted');
   });
   if (force) return row;
   return (await repo.findEvent(db, row.id)) as EventRow;

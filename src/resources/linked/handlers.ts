@@ -13,6 +13,7 @@ import { imagesByIds } from '../images/images';
 import { renderContext } from '../posts/mapper';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './kinds';
 import { listLinked } from './repository';
+import { withModifiedRange } from '../posts/modified';
 import { translatePosts } from '../translations';
 import * as service from './service';
 
@@ -38,9 +39,9 @@ function handlersFor(kind: LinkedKind) {
   };
   return {
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
-      const { db } = context(req);
+      const { db, config } = context(req);
       const page = paging(req.query);
-      const filters = await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req));
+      const filters = withModifiedRange(await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req)), req.query, config.siteTimezone);
       const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
       const rows = await kind.load(db, ids);
       const items = await wire(req, db, ids.map((id) => rows.get(id) as LinkedRow), false);

@@ -24,6 +24,7 @@ import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
+import { recordChange } from '../../integrations/outbox';
 
 export type LinkedWrite = Record<string, unknown>;
 
@@ -63,6 +64,7 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
   const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body));
   if (duplicate !== undefined) {
     await writeFields(trx, config, kind, caller, body, language, (await kind.load(trx, [duplicate])).get(duplicate));
+    await recordChange(trx, kind.type, duplicate, 'updated');
     return duplicate;
   }
   const now = utcNow();
@@ -73,6 +75,7 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
   });
   await repo.insertDetails(trx, kind, id, {});
   await writeFields(trx, config, kind, caller, body, language, undefined, id);
+  await recordChange(trx, kind.type, id, 'created');
   return id;
 }
 
@@ -89,7 +92,10 @@ function duplicateMatch(kind: LinkedKind, body: LinkedWrite): Record<string, str
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
 export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language): Promise<void> {
   if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  await transactionWithRetry(db, (trx) => writeFields(trx, config, kind, caller, body, language, row));
+  await transactionWithRetry(db, async (trx) => {
+    await writeFields(trx, config, kind, caller, body, language, row);
+    await recordChange(trx, kind.type, row.id, 'updated');
+  });
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
@@ -99,6 +105,7 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
     await db.transaction(async (trx) => {
       await posts.deletePost(trx, row.id);
       await syncSearch(trx, 'posts', [row.id]);
+      await recordChange(trx, kind.type, row.id, 'deleted');
     });
     return row;
   }
@@ -106,6 +113,7 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
   await db.transaction(async (trx) => {
     await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
     await repo.unlinkFromEvents(trx, kind, row.id);
+    await recordChange(trx, kind.type, row.id, 'deleted');
   });
   return (await kind.load(db, [row.id])).get(row.id) as LinkedRow;
 }

@@ -17,6 +17,7 @@ import { findEvent } from '../events/repository';
 import { refreshCounts, termIdsOfPosts } from '../terms/repository';
 import { expandSeries, isBounded, normaliseLocal, parseRule, RuleError, ruleText, type Occurrence, type ParsedRule } from './rules';
 import { syncSearch } from '../../search/documents';
+import { recordChanges } from '../../integrations/outbox';
 import * as repo from './repository';
 import type { Membership, SeriesRow } from './repository';
 
@@ -136,6 +137,7 @@ async function trash(trx: Knex.Transaction, ids: number[]): Promise<void> {
   const terms = await termIdsOfPosts(trx, ids);
   await repo.updateMany(trx, ids, { status: 'trash', modified_utc: utcNow() }, { status: 'trash' });
   await refreshCounts(trx, terms);
+  await recordChanges(trx, 'event', ids, 'deleted');
 }
 
 /**
@@ -150,6 +152,7 @@ async function split(trx: Knex.Transaction, config: Readonly<Config>, membership
   const cut = formatUtc(fromLocal(at, oldEvent.timezone).minus({ seconds: 1 }));
   const moving = (await repo.membersOf(trx, old.event_id)).filter((m) => m.original_local >= at).map((m) => m.event_id);
   await repo.relink(trx, moving, membership.event_id);
+  await recordChanges(trx, 'event', moving.filter((id) => id !== membership.event_id), 'updated');
   await repo.saveSeries(trx, {
     ...old, rrule: ruleText(rule, { untilUtc: cut }), open_ended: false, horizon_utc: null,
     rdates: old.rdates.filter((d) => d < at), exdates: old.exdates.filter((d) => d < at),
@@ -203,6 +206,8 @@ async function removeOccurrences(trx: Knex.Transaction, ids: number[], force: bo
     const terms = await termIdsOfPosts(trx, ids);
     await repo.deleteEvents(trx, ids);
     await refreshCounts(trx, terms);
+    await syncSearch(trx, 'posts', ids);
+    await recordChanges(trx, 'event', ids, 'deleted');
     return;
   }
   await trash(trx, ids);
@@ -295,6 +300,9 @@ async function materialise(trx: Knex.Transaction, event: EventRow, series: Serie
   await repo.copyLinks(trx, event.id, linked);
   await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [event.id]))]);
   await syncSearch(trx, 'posts', [...gone, ...linked]); // occurrences are found by search like any event
+  await recordChanges(trx, 'event', gone, 'deleted');
+  await recordChanges(trx, 'event', kept.map(([m]) => m.event_id), 'updated');
+  await recordChanges(trx, 'event', newIds, 'created');
 }
 
 /** Gives kept occurrences the times the rule and the series event's duration give them, where they differ. */

@@ -18,6 +18,7 @@ import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
+import { recordChange, termResource } from '../../integrations/outbox';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -77,6 +78,7 @@ export async function createTerm(db: Db, info: TaxonomyInfo, body: TermWrite, la
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
     const id = await repo.insertTerm(trx, info.taxonomy, { name, slug, description, parent: parent ?? 0, language });
     await syncSearch(trx, 'terms', [id]);
+    await recordChange(trx, termResource(info.taxonomy), id, 'created');
     return getTerm(trx, info, id);
   });
 }
@@ -101,6 +103,7 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, id: number, body: T
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
     await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
     if (changes.name !== undefined || changes.slug !== undefined) await syncSearch(trx, 'terms', [id]);
+    await recordChange(trx, termResource(info.taxonomy), id, 'updated');
     return getTerm(trx, info, id);
   });
 }
@@ -111,6 +114,7 @@ export async function deleteTerm(db: Db, info: TaxonomyInfo, id: number): Promis
     const term = await getTerm(trx, info, id);
     await repo.deleteTerm(trx, info.taxonomy, term);
     await syncSearch(trx, 'terms', [id]);
+    await recordChange(trx, termResource(info.taxonomy), id, 'deleted');
     return term;
   });
 }
@@ -135,6 +139,7 @@ export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo,
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
   const id = await repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
   await syncSearch(trx, 'terms', [id]);
+  await recordChange(trx, termResource(info.taxonomy), id, 'created');
   return id;
 }
 

@@ -1,0 +1,58 @@
+/**
+ * The one entry point of the write paths into integrations: `recordChange(trx, …)`, called inside every write
+ * transaction, appends the change to the feed and one outbox row per matching webhook subscription. Committed with
+ * the write or not at all, so the feed, the webhooks and the records never disagree.
+ *
+ * Order on PostgreSQL: sequence values are taken at insert but become visible at commit, so a reader could see id
+ * 11 before a slower transaction commits id 10 and move its cursor past it. We serialise the appends instead: a
+ * transaction-scoped advisory lock taken just before the insert and held to commit, so ids commit in id order.
+ * Each service calls this last in its transaction, which keeps the serialised part to the insert and the commit.
+ * SQLite has one writer already.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { lockFor, toNumber, utcNow } from '../db/dialect';
+
+export const RESOURCES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+export type Resource = (typeof RESOURCES)[number];
+export type Action = 'created' | 'updated' | 'deleted';
+
+/** The feed resource of a taxonomy. */
+export function termResource(taxonomy: string): Resource {
+  return taxonomy === 'post_tag' ? 'tag' : 'category';
+}
+
+/** `msg_` + 144 random bits: unique per message, kept across its retries (Standard Webhooks `webhook-id`). */
+export function newMessageId(): string {
+  return `msg_${randomBytes(18).toString('base64url')}`;
+}
+
+/** Whether a subscription's `events` list takes this event type. */
+export function subscribes(events: string[], type: string): boolean {
+  return events.includes('*') || events.includes(type);
+}
+
+export async function recordChange(trx: Knex.Transaction, resource: Resource, recordId: number, action: Action): Promise<void> {
+  await recordChanges(trx, resource, [recordId], action);
+}
+
+/** The same for several records of one kind (a series writing its occurrences): one insert per table. */
+export async function recordChanges(trx: Knex.Transaction, resource: Resource, recordIds: number[], action: Action): Promise<void> {
+  if (!recordIds.length) return;
+  await lockFor(trx, 'change-feed');
+  const now = utcNow();
+  const changes: Array<{ id: number; record_id: number }> = [];
+  for (let at = 0; at < recordIds.length; at += 500) {
+    const rows = await trx('changes').insert(recordIds.slice(at, at + 500)
+      .map((recordId) => ({ resource, record_id: recordId, action, modified_utc: now }))).returning(['id', 'record_id']);
+    changes.push(...rows.map((row: { id: unknown; record_id: unknown }) => ({ id: toNumber(row.id), record_id: toNumber(row.record_id) })));
+  }
+  const type = `${resource}.${action}`;
+  const hooks = (await trx('webhooks').where({ active: true }).select('id', 'events')) as Array<{ id: number; events: string }>;
+  const matching = hooks.filter((hook) => subscribes(JSON.parse(hook.events) as string[], type));
+  const deliveries = matching.flatMap((hook) => changes.map((change) => ({
+    webhook_id: hook.id, message_id: newMessageId(), type, resource, record_id: change.record_id, change_id: change.id,
+    created_utc: now, state: 'pending', attempt_count: 0, next_attempt_utc: now,
+  })));
+  for (let at = 0; at < deliveries.length; at += 500) await trx('webhook_deliveries').insert(deliveries.slice(at, at + 500));
+}
