@@ -24,6 +24,7 @@ import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 import { createMetrics, instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metrics';
 import { registerSeriesMetrics } from './resources/series/metrics';
+import { registerWebhookMetrics } from './integrations/webhooks/metrics';
 
 export interface AppOptions {
   logger: Logger;
@@ -49,6 +50,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     app.use(instrumentRequests(metrics, spec.operations, namespace, config.basePath));
     instrumentDatabase(metrics, context.db);
     registerSeriesMetrics(metrics, context.db, config);
+    registerWebhookMetrics(metrics, context.db);
   }
   app.use(requestLogger(logger));
   app.use(apiHeaders);

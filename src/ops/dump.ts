@@ -23,6 +23,11 @@ export const DUMP_VERSION = 1;
  * horizon lease (transient coordination state; its migration seeds the row, so a fresh target has it already).
  */
 export const SKIPPED_TABLES: ReadonlySet<string> = new Set(['knex_migrations', 'knex_migrations_lock', 'auth_throttle', 'series_lease']);
+/**
+ * Tables whose rows a migration seeds (a fresh database has them): they do not make a target "not empty", and the
+ * dump's rows replace them. `change_feed` says how far retention has pruned the change feed.
+ */
+export const MIGRATION_SEEDED_TABLES: ReadonlySet<string> = new Set(['change_feed']);
 const DEFAULT_BATCH = 1000;
 
 export interface DumpHeader {
@@ -208,6 +213,7 @@ async function loadLines(db: Db, lines: AsyncGenerator<string, void, undefined>,
     return await db.transaction(async (trx) => {
       // rows of a table pointing at rows of the same table may come first: check foreign keys at commit
       if (!postgres) await trx.raw('pragma defer_foreign_keys = on');
+      for (const table of header.tables) if (MIGRATION_SEEDED_TABLES.has(table.name)) await trx(table.name).delete();
       const read = new Map<string, { rows: number; hash: Hash }>(header.tables.map((t) => [t.name, { rows: 0, hash: createHash('sha256') }]));
       let trailer: DumpTrailer | undefined;
       for (let next = await lines.next(); !next.done; next = await lines.next()) {
@@ -295,7 +301,7 @@ async function checkTarget(db: Db, header: DumpHeader): Promise<Map<string, Tabl
     if (missing.length) throw new DumpError(`the target table ${table.name} has no column ${missing.join(', ')}`);
   }
   const filled: string[] = [];
-  for (const name of targets.keys()) if ((await countRows(db, name)) > 0) filled.push(name);
+  for (const name of targets.keys()) if (!MIGRATION_SEEDED_TABLES.has(name) && (await countRows(db, name)) > 0) filled.push(name);
   if (filled.length) {
     throw new DumpError(`the target database is not empty (rows in ${filled.join(', ')}): import into a new, empty database`);
   }

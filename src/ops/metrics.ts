@@ -18,6 +18,7 @@ export type GaugeReading = number | Array<{ labels: Labels; value: number }>;
 export interface Metrics {
   readonly registry: Registry;
   readonly enabled: boolean;
+  /** A counter (the existing one when `name` is registered already). */
   counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
   histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
   /** A gauge whose value `collect` reads at scrape time (it may query the database). */
@@ -35,8 +36,10 @@ export function createMetrics({ enabled = true }: { enabled?: boolean } = {}): M
   const metrics: Metrics = {
     registry,
     enabled,
-    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers }),
-    histogram: (name, help, labelNames = [], buckets = SECONDS_BUCKETS) => new Histogram({ name, help, labelNames, buckets, registers }),
+    // by name, once: a feature may ask for its counter where it records (the same metric every time)
+    counter: (name, help, labelNames = []) => (registry.getSingleMetric(name) as Counter<never>) ?? new Counter({ name, help, labelNames, registers }),
+    histogram: (name, help, labelNames = [], buckets = SECONDS_BUCKETS) =>
+      (registry.getSingleMetric(name) as Histogram<never>) ?? new Histogram({ name, help, labelNames, buckets, registers }),
     gauge(name, help, collect, labelNames = []) {
       return new Gauge({
         name, help, labelNames, registers,

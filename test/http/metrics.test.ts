@@ -1,9 +1,13 @@
 /** `GET /metrics` through HTTP on every engine: what it counts, Debian's `promtool check metrics`, the token. */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import type { AppContext } from '../../src/http/context';
-import { manualClock, setClock } from '../../src/domain/clock';
+import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
+import { startDispatcher } from '../../src/integrations/webhooks/dispatcher';
+import { createLogger } from '../../src/logger';
 import { extendHorizons } from '../../src/resources/series/service';
 
 /** The value of one sample line, e.g. `http_requests_total{operation="listEvents",method="GET",status_class="2xx"}`. */
@@ -121,6 +125,57 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
     const spec = (await http(service).get(`${NS}/doc`).expect(200)).body;
     expect(JSON.stringify(Object.keys(spec.paths))).not.toContain('metrics');
     expect((await http(service).get(`${NS}/metrics`)).status).toBe(404);
+  });
+});
+
+describe.each(ENGINES)('webhook outbox metrics on %s', (engine) => {
+  let service: TestService;
+  const statuses: number[] = [];
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(statuses.shift() ?? 200).end('ok'));
+  });
+  beforeAll(async () => {
+    service = await startService(engine, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1' });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    setClock(clockStartingAt('2027-06-15T12:00:00Z'));
+    await new Promise((resolve) => receiver.close(resolve));
+    await service.close();
+  });
+
+  it('shows the outbox depth, the age of its oldest message, and delivery attempts by outcome', async () => {
+    const clock = manualClock('2027-06-15T12:00:00Z');
+    setClock(clock);
+    const dispatcher = startDispatcher(service.app.locals.context as AppContext, createLogger('silent'), { loop: false });
+    const admin = (url: string, body: object) => http(service).post(`${NS}${url}`).auth(...service.as('administrator')).send(body);
+    const scrape = async () => {
+      const text = (await http(service).get('/metrics').expect(200)).text;
+      const outcome = (o: string) => sample(text, 'webhook_deliveries_total', { outcome: o }) ?? 0;
+      return {
+        depth: sample(text, 'webhook_outbox_depth'), age: sample(text, 'webhook_outbox_oldest_age_seconds'),
+        succeeded: outcome('succeeded'), retrying: outcome('retrying'), failed: outcome('failed'), text,
+      };
+    };
+    const { port } = receiver.address() as AddressInfo;
+    await admin('/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['tag.created'] }).expect(201);
+    expect(await scrape()).toMatchObject({ depth: 0, age: 0, succeeded: 0, retrying: 0, failed: 0 });
+    await admin('/tags', { name: 'Announced' }).expect(201);
+    clock.advance(30_000);
+    expect(await scrape()).toMatchObject({ depth: 1, age: 30 });
+    statuses.push(500, 500);
+    expect(await dispatcher.tick()).toBe(1); // fails, another try in a second
+    expect(await scrape()).toMatchObject({ depth: 1, retrying: 1 });
+    clock.advance(1_000);
+    expect(await dispatcher.tick()).toBe(1); // fails again: the schedule is spent
+    await admin('/tags', { name: 'Delivered' }).expect(201);
+    expect(await dispatcher.tick()).toBe(1);
+    const after = await scrape();
+    expect(after).toMatchObject({ depth: 0, age: 0, succeeded: 1, retrying: 1, failed: 1 });
+    const check = promtool(after.text);
+    expect({ status: check.status, output: check.stdout + check.stderr }).toEqual({ status: 0, output: '' });
+    await dispatcher.stop();
   });
 });
 
