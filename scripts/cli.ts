@@ -12,11 +12,18 @@
  *                                      imports VEVENTs as events written by L; prints a JSON summary
  *   import tec <REST root> --author L [--user U --password P] [--allow-private]
  *                                      copies a plugin site (categories, tags, venues, organizers, events)
+ *   backup --to FILE                   a consistent copy while the service serves (SQLite: the database file,
+ *                                      integrity-checked; PostgreSQL: the portable dump)
+ *   export --to FILE                   the portable dump (versioned JSON Lines, src/ops/dump.ts) of every table
+ *   import-dump --from FILE            loads a dump into an empty database of either engine, then verifies it
  * A progress bar goes to stderr on a terminal. URLs on private, loopback or link-local addresses are refused
  * unless --allow-private is given.
- * Every write is recorded in the audit trail (via `cli`, by the operating-system user).
- * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database.
+ * Every write is recorded in the audit trail (via `cli`, by the operating-system user; imports via `import`).
+ * Uses DATABASE_URL like the server, and migrates first so it works on a fresh database; `backup` and `export` only
+ * read (on SQLite through a read-only connection: a write beside the server would fail its next write with BUSY).
+ * Results are JSON lines on stdout.
  */
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
@@ -32,7 +39,10 @@ import * as appPasswords from '../src/users/app-password-service';
 import { importIcs } from '../src/imports/ics';
 import { importTec } from '../src/imports/tec';
 import { readSource } from '../src/imports/source';
-import { terminalProgress } from '../src/imports/progress';
+import { terminalProgress as importProgress } from '../src/imports/progress';
+import { backup, exportToFile } from '../src/ops/backup';
+import { DumpError, importDump, type TableSummary } from '../src/ops/dump';
+import { terminalProgress as dumpProgress } from '../src/ops/progress';
 
 class UsageError extends Error {}
 
@@ -45,12 +55,17 @@ async function run(argv: string[]): Promise<void> {
       uuid: { type: 'string' }, all: { type: 'boolean' }, author: { type: 'string' }, status: { type: 'string' },
       category: { type: 'string' }, 'dry-run': { type: 'boolean' }, sync: { type: 'boolean' },
       'allow-private': { type: 'boolean' }, user: { type: 'string' }, password: { type: 'string' },
+      to: { type: 'string' }, from: { type: 'string' },
     },
   });
   const command = positionals.slice(0, 2).join(' ');
-  const db = createDb(loadConfig().databaseUrl);
+  const { databaseUrl } = loadConfig();
+  const readOnly = command === 'backup' || command === 'export';
+  const db = createDb(databaseUrl, { readonly: readOnly });
+  const started = performance.now();
+  const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
-    await migrate(db);
+    if (!readOnly) await migrate(db);
     if (command === 'user create') {
       const login = required(values.login, '--login');
       const role = required(values.role, '--role');
@@ -91,16 +106,30 @@ async function run(argv: string[]): Promise<void> {
         print(await importIcs(db, config, text, {
           source, author: caller, status: values.status, category: values.category, dryRun: Boolean(values['dry-run']),
           sync: Boolean(values.sync), language: config.defaultLanguage,
-        }, terminalProgress()));
+        }, importProgress()));
       } else {
         const credentials = values.user ? { user: values.user, password: required(values.password, '--password') } : undefined;
-        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, terminalProgress()));
+        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, importProgress()));
       }
+    } else if (command === 'backup') {
+      const result = await backup(db, databaseUrl, required(values.to, '--to'), { progress: dumpProgress('backup') });
+      print({ ...result, ...('tables' in result ? { tables: rowCounts(result.tables) } : {}), seconds: seconds() });
+    } else if (command === 'export') {
+      const file = required(values.to, '--to');
+      const tables = await exportToFile(db, file, { progress: dumpProgress('export') });
+      print({ exported: file, tables: rowCounts(tables), seconds: seconds() });
+    } else if (command === 'import-dump') {
+      const file = required(values.from, '--from');
+      if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`);
+      const tables = await importDump(db, fs.createReadStream(file), { progress: dumpProgress('import') })
+        .catch((err: unknown) => { throw err instanceof DumpError ? new UsageError(err.message) : err; });
+      print({ imported: file, verified: true, tables: rowCounts(tables), seconds: seconds() });
     } else {
       throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L'
         + ' | app-password create --login L --name N [--scope read] | app-password list --login L'
         + ' | app-password revoke --login L (--uuid U | --all)'
-        + ' | import ics <file-or-URL> --author L | import tec <REST root> --author L');
+        + ' | import ics <file-or-URL> --author L | import tec <REST root> --author L'
+        + ' | backup --to FILE | export --to FILE | import-dump --from FILE');
     }
   } finally {
     await db.destroy();
@@ -136,6 +165,10 @@ async function appPassword(db: Db, command: string | undefined, values: Record<s
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`${flag} is required`);
   return value;
+}
+
+function rowCounts(tables: Record<string, TableSummary>): Record<string, number> {
+  return Object.fromEntries(Object.entries(tables).map(([name, { rows }]) => [name, rows]));
 }
 
 function print(value: object): void {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Finds, or installs from Debian's packages, the programs the test suite uses beyond npm's: Chromium and a Japanese
-# font (the documentation in a real browser), faketime (the clock runs), and the independent checkers. Run by
-# `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
+# font (the documentation in a real browser), faketime (the clock runs), promtool (the metrics format), and the
+# independent checkers. Run by `npm test` first. As root (or with password-less sudo) it installs what is missing; otherwise it fails with one line
 # saying what to install. Set PROVISION=skip to do nothing (a machine where you provide these yourself).
 set -euo pipefail
 [ "${PROVISION:-}" = skip ] && exit 0
@@ -22,6 +22,7 @@ need faketime has faketime
 need python3-icalendar /usr/bin/python3 -c 'import icalendar'
 need python3-recurring-ical-events /usr/bin/python3 -c 'import recurring_ical_events'
 need radicale /usr/bin/python3 -c 'import radicale'
+need prometheus has promtool
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

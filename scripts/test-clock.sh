@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm run test:clock`: the date-sensitive suites (every HTTP and unit test) under faketime, at the instants where a
-# test that read the wall clock would break: just before and just after midnight UTC, and on the two European DST
-# change days of 2027 around 01:00 UTC, with the process time zone set to UTC, America/New_York and Asia/Tokyo.
+# `npm run test:clock`: the date-sensitive suites (every HTTP, unit, feed and import test) under faketime, at the
+# instants where a test that read the wall clock would break: just before and just after midnight UTC, and on the two
+# European DST change days of 2027 around 01:00 UTC, with the process time zone set to UTC, America/New_York,
+# Asia/Tokyo and Europe/Berlin.
 # faketime shifts the clock of every process it starts (Jest and its workers) by a fixed offset, so time still runs.
 # Extra arguments go to Jest (e.g. a test path to run fewer suites).
 set -euo pipefail
@@ -15,7 +16,7 @@ runs=(
   "2027-10-31 00:59:30|America/New_York"
   "2027-10-31 00:59:30|Europe/Berlin"
 )
-suites=("${@:-test/http test/unit}")
+suites=("${@:-test/http test/unit test/feeds test/imports}")
 for run in "${runs[@]}"; do
   instant=${run%|*} zone=${run#*|}
   echo "test:clock: ${instant} UTC, TZ=${zone}" >&2

@@ -23,6 +23,9 @@ import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 import { useRequestLog } from './http/request-log';
 import { compileValidatorRoutesOnce } from './http/validator-routes';
+import { createMetrics, instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metrics';
+import { registerSeriesMetrics } from './resources/series/metrics';
+import { registerWebhookMetrics } from './integrations/webhooks/metrics';
 
 export interface AppOptions {
   logger: Logger;
@@ -30,8 +33,12 @@ export interface AppOptions {
   validateResponses?: boolean;
 }
 
-export function createApp(context: AppContext, { logger, validateResponses = false }: AppOptions): Express {
-  const { config, spec } = context;
+/** What the app is built from; without `metrics` it makes its own registry (per the configuration). */
+export type AppInput = Omit<AppContext, 'metrics'> & Partial<Pick<AppContext, 'metrics'>>;
+
+export function createApp(input: AppInput, { logger, validateResponses = false }: AppOptions): Express {
+  const context: AppContext = { ...input, metrics: input.metrics ?? createMetrics({ enabled: input.config.metrics }) };
+  const { config, spec, metrics } = context;
   const namespace = `${config.basePath}/${NAMESPACE}`;
   const app = express();
   app.locals.context = context;
@@ -40,10 +47,17 @@ export function createApp(context: AppContext, { logger, validateResponses = fal
   app.disable('x-powered-by');
   app.set('etag', false); // reads get a strong ETag of their own (http/caching.ts), other answers none
 
+  if (metrics.enabled) {
+    app.use(instrumentRequests(metrics, spec.operations, namespace, config.basePath));
+    instrumentDatabase(metrics, context.db);
+    registerSeriesMetrics(metrics, context.db, config);
+    registerWebhookMetrics(metrics, context.db);
+  }
   useRequestLog(app, logger);
   app.use(apiHeaders);
   app.get(`${config.basePath}/livez`, (_req, res) => { res.json({ status: 'ok' }); });
   app.get(`${config.basePath}/readyz`, readiness(context));
+  if (metrics.enabled) app.get(`${config.basePath}/metrics`, metricsRoute(metrics, config.metricsToken));
   // the Redoc site of `npm run docs`; `/docs` and `/docs/<lang>` redirect to their slash form. Without a built
   // site every request falls through to the final 404 `rest_no_route`.
   app.use(`${config.basePath}/docs`, docsHeaders, express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }));

@@ -32,6 +32,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** Most events one iCalendar feed carries (ICAL_MAX_EVENTS). */
   icalMaxEvents: number;
+  /** Serve `/metrics` and record requests and queries for it (METRICS=off turns it all off). */
+  metrics: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <token>`. */
+  metricsToken?: string;
   /** How far ahead open-ended recurring series are materialised. */
   recurrenceHorizonMonths: number;
   /** Days the change feed keeps its changes (older cursors are 410). */
@@ -82,6 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
     icalMaxEvents: integer(env.ICAL_MAX_EVENTS, 10_000, 'ICAL_MAX_EVENTS', 1, 1_000_000),
+    metrics: !['off', '0', 'false'].includes((env.METRICS ?? '').trim().toLowerCase()),
+    metricsToken: env.METRICS_TOKEN || undefined,
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
     changesRetentionDays: integer(env.CHANGES_RETENTION_DAYS, 30, 'CHANGES_RETENTION_DAYS', 1, 3650),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

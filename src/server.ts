@@ -10,6 +10,7 @@ import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
+import { createMetrics } from './ops/metrics';
 import { startHorizonJob } from './resources/series/service';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
 import { startRetention } from './audit/retention';
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   if (config.admin && (await ensureAdministrator(db, config.admin.login, config.admin.password))) {
     logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
   }
-  const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config) };
+  const metrics = createMetrics({ enabled: config.metrics });
+  const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config), metrics };
   const server = createHttpServer(createApp(context, { logger }));
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);

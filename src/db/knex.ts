@@ -12,6 +12,12 @@ export interface DbOptions {
   /** PostgreSQL schema to work in (tests use a fresh schema per run). */
   schema?: string;
   poolMax?: number;
+  /**
+   * SQLite: open the file read-only and change nothing on connecting (no journal mode, no statistics), so that a
+   * reader beside a running server (export, backup) never writes: a write from another process makes the server's
+   * next read-then-write transaction fail with SQLITE_BUSY.
+   */
+  readonly?: boolean;
 }
 
 export function isSqliteUrl(url: string): boolean {
@@ -19,17 +25,17 @@ export function isSqliteUrl(url: string): boolean {
 }
 
 export function createDb(url: string, options: DbOptions = {}): Db {
-  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length));
+  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length), options.readonly);
   if (/^postgres(ql)?:\/\//.test(url)) return postgres(url, options);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
-function sqlite(filename: string): Db {
-  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+function sqlite(filename: string, readonly = false): Db {
+  if (filename !== ':memory:' && !readonly) fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   let connection: SqliteConnection | undefined;
   const db = knex({
     client: 'better-sqlite3',
-    connection: { filename },
+    connection: { filename, options: { readonly } },
     useNullAsDefault: true,
     // one connection: SQLite has one writer, and WAL lets readers of other processes go on
     pool: {
@@ -38,9 +44,10 @@ function sqlite(filename: string): Db {
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
         cachePreparedStatements(conn);
         connection = conn;
+        conn.pragma('busy_timeout = 5000');
+        if (readonly) return done(null, conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = FULL'); // an answered write survives a power cut, not just a crash
-        conn.pragma('busy_timeout = 5000');
         conn.pragma('foreign_keys = ON');
         // planner statistics where they are missing or stale (SQLite's advice for long-lived connections). Not
         // sampled: `analysis_limit` estimates of two-valued columns made the list index look 1000× too selective

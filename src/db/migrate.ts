@@ -54,3 +54,11 @@ export async function isMigrated(db: Db): Promise<boolean> {
   const [, pending] = (await db.migrate.list({ migrationSource: source })) as [unknown[], unknown[]];
   return pending.length === 0;
 }
+
+/** The migrations this build has, in order (a dump names those it was written under). */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name);
+
+/** Names of the migrations applied to the database, in the order they ran. */
+export async function appliedMigrations(db: Knex | Knex.Transaction): Promise<string[]> {
+  return (await db('knex_migrations').orderBy('id').select('name')).map((row: { name: string }) => row.name);
+}

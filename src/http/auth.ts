@@ -67,12 +67,15 @@ function parseBasic(header: string | undefined): { login: string; password: stri
 }
 
 async function verify(req: Request, login: string, password: string): Promise<Caller> {
-  const { db, throttle } = context(req);
+  const { db, throttle, metrics } = context(req);
   const key = createHmac('sha256', cacheSecret).update(login).update('\0').update(password).digest('base64');
   // the throttle first, even for a remembered credential: another node may have counted failures meanwhile
   const address = req.ip ?? 'unknown';
   const wait = await throttle.blockedFor(login, address);
-  if (wait > 0) throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
+  if (wait > 0) {
+    metrics.loginThrottled();
+    throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
+  }
 
   const cached = verified.get(key);
   if (cached && cached.expires > Date.now()) {
@@ -90,6 +93,7 @@ async function verify(req: Request, login: string, password: string): Promise<Ca
   const app = user && !ok ? await matchAppPassword(db, user.id, password) : undefined;
   if (!user || !(ok || app)) {
     await throttle.recordFailure(login, address);
+    metrics.loginFailed(user ? 'incorrect_password' : 'invalid_username');
     throw user
       ? new ApiError(401, 'incorrect_password', 'incorrect_password', { login })
       : new ApiError(401, 'invalid_username', 'invalid_username');

@@ -4,12 +4,14 @@ import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import type { LoadedSpec } from './spec';
 import type { Throttle } from './throttle';
+import type { Metrics } from '../ops/metrics';
 
 export interface AppContext {
   config: Readonly<Config>;
   db: Db;
   spec: LoadedSpec;
   throttle: Throttle;
+  metrics: Metrics;
 }
 
 export function context(req: Pick<Request, 'app'>): AppContext {

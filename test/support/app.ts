@@ -13,6 +13,7 @@ import { createUser } from '../../src/users/repository';
 import { ROLES, type Role } from '../../src/users/roles';
 import { clockStartingAt, setClock } from '../../src/domain/clock';
 import { freshDatabase, type Engine, type TestDatabase } from './engines';
+import type { Db } from '../../src/db/knex';
 
 export const NS = '/calendar/events/v1';
 /**
@@ -34,15 +35,23 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(engine: Engine, env: Record<string, string> = {}, logger = createLogger('silent')): Promise<TestService> {
+export interface StartOptions {
+  /** Runs on the migrated database before the app starts (e.g. loading a dump). */
+  prepare?(db: Db): Promise<unknown>;
+  /** Create a user of each role (default); without, `users` is empty until the test fills it. */
+  createUsers?: boolean;
+}
+
+export async function startService(engine: Engine, env: Record<string, string> = {}, logger = createLogger('silent'), options: StartOptions = {}): Promise<TestService> {
   setClock(clockStartingAt(TEST_NOW));
   const database = await freshDatabase(engine);
   await migrate(database.db);
+  await options.prepare?.(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };
   const context = { config, db: database.db, spec: loadSpec(), throttle: createThrottle(database.db, config, database.schema) };
   const app = createApp(context, { logger, validateResponses: true });
   const users = {} as TestService['users'];
-  for (const role of ROLES) {
+  for (const role of options.createUsers === false ? [] : ROLES) {
     const user = await createUser(database.db, `${role}-user`, role, PASSWORD);
     users[role] = { id: user.id, login: user.login, password: PASSWORD };
   }

@@ -14,6 +14,7 @@ import { offlineRequest, readRecord } from '../records';
 import * as repo from './repository';
 import { openSecret, signatureHeader } from './signing';
 import { post, type AttemptResult } from './transport';
+import { countDelivery } from './metrics';
 
 const BATCH = 20;
 const PRUNE_EVERY_MS = 60_000;
@@ -112,6 +113,7 @@ async function record(context: AppContext, d: repo.DeliveryRow & { webhook: repo
   const { config } = context;
   const ok = succeeded(result);
   const retryIn = config.webhookRetrySchedule[d.attempt_count - 1];
+  countDelivery(context.metrics, ok ? 'succeeded' : retryIn === undefined ? 'failed' : 'retrying');
   await context.db.transaction(async (trx) => {
     await repo.insertAttempt(trx, {
       delivery_id: d.id, attempt: d.attempt_count, attempted_utc: attemptedUtc, status: result.status,

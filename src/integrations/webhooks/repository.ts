@@ -154,3 +154,9 @@ async function dueIds(trx: Knex.Transaction, at: string, limit: number, lock: st
   const rows = (Array.isArray(result) ? result : result.rows) as Array<{ id: number | string }>;
   return { ids: rows.map((r) => toNumber(r.id)) };
 }
+
+/** For the metrics: deliveries waiting to go out (every node's), and when the oldest of them was created. */
+export async function outboxStatus(db: Executor): Promise<{ pending: number; oldestCreatedUtc: string | null }> {
+  const [row] = await db('webhook_deliveries').where({ state: 'pending' }).count({ pending: '*' }).min({ oldest: 'created_utc' });
+  return { pending: toNumber(row?.pending), oldestCreatedUtc: (row?.oldest as string | null | undefined) ?? null };
+}

@@ -193,3 +193,10 @@ export async function timesOf(db: Executor, ids: number[]): Promise<Map<number, 
 export async function deleteEvents(trx: Knex.Transaction, ids: number[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) await trx('posts').whereIn('id', ids.slice(i, i + 500)).delete();
 }
+
+/** For the metrics: the earliest horizon of an open-ended series (null without any) and when the lease last ran. */
+export async function horizonStatus(db: Executor): Promise<{ earliestHorizon: WallClock | null; extendedAt: WallClock | null }> {
+  const [{ earliest }] = await db('event_series').where('open_ended', true).min({ earliest: 'horizon_utc' });
+  const lease = await db('series_lease').where({ name: 'horizon' }).first('extended_utc');
+  return { earliestHorizon: (earliest as WallClock | null) ?? null, extendedAt: (lease?.extended_utc as WallClock | undefined) ?? null };
+}

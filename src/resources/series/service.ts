@@ -365,6 +365,20 @@ export async function extendHorizons(db: Db, config: Readonly<Config>): Promise<
   return true;
 }
 
+/**
+ * For the metrics: how far (seconds) the least-extended open-ended series falls short of the horizon it should
+ * reach now (0 without any; the daily extension keeps it under a day), and the time since that extension last ran.
+ */
+export async function horizonLag(db: Executor, config: Readonly<Config>): Promise<{ lagSeconds: number; sinceExtensionSeconds: number }> {
+  const { earliestHorizon, extendedAt } = await repo.horizonStatus(db);
+  const at = now();
+  const seconds = (wall: WallClock) => DateTime.fromSQL(wall, { zone: 'utc' }).toMillis() / 1000;
+  return {
+    lagSeconds: earliestHorizon ? Math.max(0, seconds(horizonFrom(config, at)) - seconds(earliestHorizon)) : 0,
+    sinceExtensionSeconds: extendedAt ? Math.max(0, at.getTime() / 1000 - seconds(extendedAt)) : 0,
+  };
+}
+
 /** Runs `extendHorizons` every hour (it does the work at most once a day across nodes). */
 export function startHorizonJob(db: Db, config: Readonly<Config>, onError: (err: unknown) => void): () => void {
   const run = () => { extendHorizons(db, config).catch(onError); };
