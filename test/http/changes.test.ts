@@ -35,6 +35,27 @@ describe.each(ENGINES)('change feed on %s', (engine) => {
   };
   const summary = (changes: Array<{ resource: string; id: number; action: string }>) => changes.map((c) => `${c.resource}:${c.id}:${c.action}`);
 
+  it('reports the events a trashed venue or organizer, or a deleted category, leaves changed', async () => {
+    const venue = (await write('post', '/venues', { venue: 'Knock-on hall', status: 'publish' })).body.id;
+    const organizer = (await write('post', '/organizers', { organizer: 'Knock-on club', status: 'publish' })).body.id;
+    const parent = (await write('post', '/categories', { name: 'Knock-on parent' })).body.id;
+    const child = (await write('post', '/categories', { name: 'Knock-on child', parent })).body.id;
+    const event = (await write('post', '/events', {
+      title: 'Knock-on event', status: 'publish', start_date: '2027-07-02 10:00:00', end_date: '2027-07-02 11:00:00',
+      venue, organizer: [organizer], categories: [parent],
+    })).body.id;
+    const start = await cursorNow();
+    expect((await write('delete', `/venues/${venue}`)).status).toBe(200);
+    expect((await write('delete', `/organizers/${organizer}?force=true`)).status).toBe(200);
+    expect((await write('delete', `/categories/${parent}?force=true`)).status).toBe(200);
+    const { changes } = await feed(start);
+    expect(summary(changes)).toEqual([
+      `event:${event}:updated`, `venue:${venue}:deleted`, `event:${event}:updated`, `organizer:${organizer}:deleted`,
+      `event:${event}:updated`, `category:${child}:updated`, `category:${parent}:deleted`,
+    ]);
+    expect(changes[changes.length - 3].record).toMatchObject({ id: event, venue: [], organizer: [], categories: [] });
+  }, TIMEOUT);
+
   it('reports every resource created, updated and deleted, in order, with records as the caller reads them', async () => {
     const start = await cursorNow();
     const category = (await write('post', '/categories', { name: 'Feed category' })).body.id;

@@ -27,6 +27,15 @@ export async function findDuplicate(db: Executor, kind: LinkedKind, name: string
   return row ? toNumber(row.id) : undefined;
 }
 
+/** The events out of the trash a venue or organizer is linked to (their records embed it). */
+export async function linkedEventIds(db: Executor, kind: LinkedKind, id: number): Promise<number[]> {
+  const rows: Array<{ id: unknown }> = 'table' in kind.eventLink
+    ? await db(`${kind.eventLink.table} as l`).join('events as e', 'e.post_id', 'l.event_id')
+      .where({ [`l.${kind.eventLink.column}`]: id }).whereNot('e.status', 'trash').select('l.event_id as id')
+    : await db('events').where({ venue_id: id }).whereNot('status', 'trash').select('post_id as id');
+  return rows.map((row) => toNumber(row.id));
+}
+
 /** Trashing or deleting a venue or organizer unlinks it from its events. */
 export async function unlinkFromEvents(db: Executor, kind: LinkedKind, id: number): Promise<void> {
   if ('table' in kind.eventLink) await db(kind.eventLink.table).where({ [kind.eventLink.column]: id }).delete();

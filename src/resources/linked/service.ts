@@ -26,7 +26,7 @@ import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
-import { recordChange } from '../../integrations/outbox';
+import { recordChange, recordChanges } from '../../integrations/outbox';
 
 export type LinkedWrite = Record<string, unknown>;
 
@@ -107,7 +107,9 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
   if (force) {
     await db.transaction(async (trx) => {
       await assertPrecondition(trx, 'posts', row.id, expect);
+      const unlinked = await repo.linkedEventIds(trx, kind, row.id);
       await posts.deletePost(trx, row.id);
+      await recordChanges(trx, 'event', unlinked, 'updated'); // their records lose it
       await syncSearch(trx, 'posts', [row.id]);
       await audit(trx, caller, 'delete', kind.type, row.id, { title: { old: row.title }, status: { old: row.status } });
       await recordChange(trx, kind.type, row.id, 'deleted');
@@ -118,7 +120,9 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
   await db.transaction(async (trx) => {
     await assertPrecondition(trx, 'posts', row.id, expect);
     await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
+    const unlinked = await repo.linkedEventIds(trx, kind, row.id);
     await repo.unlinkFromEvents(trx, kind, row.id);
+    await recordChanges(trx, 'event', unlinked, 'updated'); // their records lose it
     await audit(trx, caller, 'trash', kind.type, row.id, { status: { old: row.status, new: 'trash' } });
     await recordChange(trx, kind.type, row.id, 'deleted');
   });

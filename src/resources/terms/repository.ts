@@ -170,6 +170,14 @@ export async function updateTerm(db: Executor, taxonomy: Taxonomy, id: number, v
 }
 
 /** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */
+/** What a term's deletion changes besides the term: the events out of the trash with it, its children (moving up). */
+export async function dependentsOfTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<{ postIds: number[]; childIds: number[] }> {
+  const posts: Array<{ post_id: unknown }> = await db('term_relationships as r').join('events as e', 'e.post_id', 'r.post_id')
+    .where('r.term_id', id).whereNot('e.status', 'trash').select('r.post_id');
+  const children: Array<{ id: unknown }> = await db('terms').where({ taxonomy, parent: id }).select('id');
+  return { postIds: posts.map((row) => toNumber(row.post_id)), childIds: children.map((row) => toNumber(row.id)) };
+}
+
 export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<TermRow, 'id' | 'parent'>): Promise<void> {
   await db('terms').where({ taxonomy, parent: term.id }).update({ parent: term.parent });
   await db('terms').where({ taxonomy, id: term.id }).delete();

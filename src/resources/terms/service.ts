@@ -21,7 +21,7 @@ import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
-import { recordChange, termResource } from '../../integrations/outbox';
+import { recordChange, recordChanges, termResource } from '../../integrations/outbox';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -120,9 +120,13 @@ export async function deleteTerm(db: Db, info: TaxonomyInfo, caller: Caller, id:
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
     await assertPrecondition(trx, 'terms', id, expect);
+    const dependents = await repo.dependentsOfTerm(trx, info.taxonomy, id);
     await repo.deleteTerm(trx, info.taxonomy, term);
     await syncSearch(trx, 'terms', [id]);
     await audit(trx, caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
+    // the events that carried it and its children (moved up) read differently now
+    await recordChanges(trx, 'event', dependents.postIds, 'updated');
+    await recordChanges(trx, termResource(info.taxonomy), dependents.childIds, 'updated');
     await recordChange(trx, termResource(info.taxonomy), id, 'deleted');
     return term;
   });
