@@ -98,7 +98,7 @@ async function run(argv: string[]): Promise<void> {
       if (!source) throw new UsageError(`usage: cli ${command} <${command === 'import ics' ? 'file-or-URL' : 'REST root'}> --author L`);
       const author = await findUserByLogin(db, required(values.author, '--author'));
       if (!author) throw new UsageError(`no user with login "${values.author}"`);
-      const caller = { id: author.id, login: author.login, role: author.role, via: 'import' as const };
+      const caller = { id: author.id, login: author.login, role: author.role };
       const config = loadConfig();
       const fetchOptions = { allowPrivate: Boolean(values['allow-private']) };
       if (command === 'import ics') {

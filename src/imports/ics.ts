@@ -242,7 +242,8 @@ function organizersOf(vevent: ICAL.Component): Array<Record<string, string>> {
 class DryRun extends Error {}
 
 /** Imports the text; `source` scopes the UIDs. */
-export async function importIcs(db: Db, config: Readonly<Config>, text: string, options: IcsImportOptions, progress: Progress = silentProgress): Promise<ImportSummary> {
+export async function importIcs(db: Db, config: Readonly<Config>, text: string, given: IcsImportOptions, progress: Progress = silentProgress): Promise<ImportSummary> {
+  const options = { ...given, author: { ...given.author, via: 'import' as const } }; // the audit trail says so
   const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: [], removed: [], notes: [] };
   const cal = readCalendar(text);
   if (!/BEGIN:VCALENDAR/i.test(text.slice(0, 2000))) throw new Error('not an iCalendar object (no BEGIN:VCALENDAR)');

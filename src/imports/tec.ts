@@ -39,7 +39,8 @@ type Record_ = Record<string, unknown> & { id: number };
 
 const PER_PAGE = 50;
 
-export async function importTec(db: Db, config: Readonly<Config>, root: string, options: TecImportOptions, progress: Progress = silentProgress): Promise<TecSummary> {
+export async function importTec(db: Db, config: Readonly<Config>, root: string, given: TecImportOptions, progress: Progress = silentProgress): Promise<TecSummary> {
+  const options = { ...given, author: { ...given.author, via: 'import' as const } }; // the audit trail says so
   const base = root.replace(/\/+$/, '');
   const source = `tec:${createHash('sha256').update(base).digest('hex').slice(0, 32)}`;
   const get = reader(base, options);

@@ -110,6 +110,11 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     const night = byTitle(list, 'Night of the clock change');
     expect(night).toMatchObject({ utc_start_date: '2027-10-30 21:00:00', utc_end_date: '2027-10-31 00:00:00' }); // 02:00 happens twice: RFC 5545 takes the first
     expect(night.venue).toMatchObject({ venue: 'Berghain', geo_lat: 52.511, geo_lng: 13.443 });
+    // every write of an import is in the audit trail as one (issue 14)
+    const audited = await target.database.db('audit_log').where({ resource: 'event', operation: 'create' })
+      .whereIn('record_id', [party.id, offsite.id, night.id].map(String)).select('via', 'login');
+    expect(audited).toHaveLength(3);
+    expect(audited.every((row: { via: string }) => row.via === 'import')).toBe(true);
   });
 
   it('imports an Outlook export: Windows zone names, HTML descriptions, CLASS:PRIVATE; an unknown zone is skipped with its line', async () => {
