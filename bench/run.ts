@@ -62,6 +62,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
   { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
   { name: 'list', path: () => `${NS}/events?per_page=15` },
+  { name: 'list collapse_recurring', path: () => `${NS}/events?per_page=15&collapse_recurring=true` },
   { name: 'list categories+search', path: (f) => `${NS}/events?categories=${f.categoryId}&search=${f.searchWord}` },
   { name: 'list search', path: (f) => `${NS}/events?search=${f.searchWord}` },
   { name: 'list search rare', path: (f) => `${NS}/events?search=${f.rareWord}` },

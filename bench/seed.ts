@@ -14,6 +14,9 @@ import { migrate } from '../src/db/migrate';
 import { createUser } from '../src/users/repository';
 
 export const ADMIN = { login: 'bench', password: 'bench-password' };
+/** Series in the data: SERIES_LENGTH events in a row out of every SERIES_EVERY (10 %) are the occurrences of one. */
+const SERIES_EVERY = 100;
+const SERIES_LENGTH = 10;
 
 export interface SeedOptions {
   events: number;
@@ -182,8 +185,13 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
     const events: Row[] = [];
     const links: Row[] = [];
     const eventOrganizers: Row[] = [];
+    const series: Row[] = [];
+    const occurrences: Row[] = [];
     for (let i = done; i < Math.min(n, done + batch); i++) {
       const postId = ++id;
+      // 10 % of events belong to a series: ten in a row out of every hundred, the first of them the series event
+      const inSeries = i % SERIES_EVERY < SERIES_LENGTH;
+      const head = postId - (i % SERIES_EVERY);
       const start = from + ((i * 2654435761) % n) * step; // multiplier coprime with n: a permutation of 0..n-1
       const startMs = Math.floor(start / 900_000) * 900_000; // quarter hours
       const endMs = startMs + (1 + Math.floor(rand() * 4)) * 3600_000;
@@ -200,7 +208,12 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
         '', '', published, published]);
       events.push([postId, status, startText, endText, startText, endText, 'UTC', bool(false), paid ? '["15$"]' : null,
         paid ? '$' : '', paid ? 'postfix' : '', null, bool(true), bool(true), bool(hidden), bool(rand() < 0.01),
-        bool(rand() < 0.02), rand() < 0.8 ? firstVenue + Math.floor(rand() * venueCount) : null, null, null]);
+        bool(rand() < 0.02), rand() < 0.8 ? firstVenue + Math.floor(rand() * venueCount) : null,
+        inSeries && head !== postId ? head : null, null]);
+      if (inSeries) {
+        if (head === postId) series.push([postId, `FREQ=WEEKLY;COUNT=${SERIES_LENGTH}`, '[]', '[]', bool(false), null]);
+        occurrences.push([postId, head, startText, bool(false)]);
+      }
       // one category, skewed (category 1 and its children get the most events), and 0-2 tags
       links.push([postId, 1 + Math.floor(CATEGORY_COUNT * rand() ** 2)]);
       const tags = Math.floor(rand() * 3);
@@ -219,6 +232,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       await insert(trx, 'events', EVENT_COLUMNS, events);
       await insert(trx, 'term_relationships', ['post_id', 'term_id'], links);
       await insert(trx, 'event_organizers', ['event_id', 'organizer_id', 'position'], eventOrganizers);
+      await insert(trx, 'event_series', ['event_id', 'rrule', 'rdates', 'exdates', 'open_ended', 'horizon_utc'], series);
+      await insert(trx, 'series_occurrences', ['event_id', 'series_id', 'original_local', 'detached'], occurrences);
     });
     bar.update(Math.min(n, done + batch));
   }
