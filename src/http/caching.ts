@@ -2,7 +2,7 @@
  * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
  * without a body (Express does the comparison in `res.send`). A single record's ETag is `"<id>-<version>.<state>"`:
  * the record's version (what `If-Match` names, http/preconditions.ts) and a hash of the data version
- * (db/data-version.ts), the caller, the language, the host, the URL and `Accept`, which are everything its answer
+ * (db/data-version.ts), the caller, the language, the host, the URL and the representation `Accept` selects, which are everything its answer
  * depends on. While the data version stands, nothing changed, so a 304 is decided from the `<state>` part alone,
  * before validating, loading or rendering anything. Other reads (lists depend on the clock too: the default window)
  * hash their body, the caller and the language.
@@ -50,7 +50,7 @@ export const versionedRead: RequestHandler = async (req, res, next) => {
   const who = caller(req);
   const version = await dataVersion(db);
   const state = `v${createHash('sha256')
-    .update(`${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}|${req.headers.accept ?? ''}`)
+    .update(`${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}|${representation(req)}`)
     .digest('base64url').slice(0, 31)}`;
   res.locals.stateTag = state;
   const held = req.headers['if-none-match']?.split(/\s*,\s*/).find((tag) => tag.endsWith(`.${state}"`) || tag === `"${state}"`);
@@ -62,6 +62,11 @@ export const versionedRead: RequestHandler = async (req, res, next) => {
   }
   next();
 };
+
+/** Which answer `Accept` selects (src/feeds/ical): the tag names it, not the header's exact text. */
+function representation(req: { headers: { accept?: string } }): string {
+  return /text\/calendar/i.test(req.headers.accept ?? '') ? 'calendar' : 'json';
+}
 
 /** A single record's `Last-Modified`, and its version for the ETag. */
 export function singleRecord(res: Response, row: { id: number; version: number; modified_utc: string }): void {
