@@ -30,10 +30,11 @@ const BASELINE_DURATION = Number(process.env.BENCH_BASELINE_DURATION ?? 3);
 const README = path.join(__dirname, 'README.md');
 /** Writes the results into bench/README.md: by default only for a full run (both engines, the default sizes). */
 const WRITE_README = process.env.BENCH_README ? process.env.BENCH_README === '1'
-  : !process.env.BENCH_ENGINES && !process.env.BENCH_SIZES;
+  : !process.env.BENCH_ENGINES && !process.env.BENCH_SIZES && !process.env.BENCH_SCENARIOS && process.env.BENCH_SERIES !== '0';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE !== '0';
+const SERIES = process.env.BENCH_SERIES !== '0';
 
 interface Scenario {
   name: string;
@@ -57,7 +58,7 @@ let serial = 0;
 const STOCK_EXPRESS: Scenario = { name: 'stock Express', baseline: 'express', path: () => '/' };
 
 /** One line per scenario; writes last (they add rows, outside the default window). */
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: 'node:http', baseline: 'node', path: () => '/' },
   { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
   { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
@@ -74,6 +75,9 @@ const SCENARIOS: Scenario[] = [
   { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`, // unique titles: the write path, not slug races
     body: () => ({ title: `Bench event ${++serial}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' }) },
 ];
+/** BENCH_SCENARIOS=name,name: only those (the baselines always run). */
+const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
+const SCENARIOS = ALL_SCENARIOS.filter((scenario) => !ONLY || scenario.baseline || ONLY.includes(scenario.name));
 
 interface Measurement {
   /** 1-minute load average just before: above the number of cores, something else was running too. */
@@ -276,7 +280,7 @@ async function runSize(engine: Engine, events: number, baselines: Record<Baselin
 
 async function measureSize(engine: Engine, events: number, baselines: Record<Baseline, number>, database: Database): Promise<SizeResult> {
   const db = createDb(database.url);
-  const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE }).finally(() => db.destroy());
+  const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE, series: SERIES }).finally(() => db.destroy());
   const databaseMiB = (await database.size()) / 2 ** 20;
   console.log(`${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`);
 
@@ -330,6 +334,7 @@ function table(engine: Engine, sizes: SizeResult[]): string {
   for (const scenario of SCENARIOS) {
     for (const size of sizes) {
       const m = size.scenarios[scenario.name];
+      if (!m) continue;
       const expected = scenario.conditional ? m.non2xx - (m.statuses['304'] ?? 0) : m.non2xx;
       lines.push(`| ${scenario.name} | ${size.events} | ${num(m.rps, 0)} | ${num(m.p50)} | ${num(m.p99)} | ` +
         `${m.express ? num(m.express.rps, 0) : ''} | ${m.express ? `${num(percentOfExpress(m), 1)} %` : ''} | ` +
@@ -360,6 +365,7 @@ function checks(engine: Engine, sizes: SizeResult[]): string[] {
     lines.push(`| ${!m ? '–' : broken(name, m) ? 'INVALID' : ok ? 'PASS' : '**FAIL**'} | ${text} |`);
   const ratio = (name: string, size: SizeResult, target: number) => {
     const m = size.scenarios[name];
+    if (!m) return;
     line(percentOfExpress(m) >= target, name, m, `${name} at ${size.events}: ${num(percentOfExpress(m), 1)} % of stock Express (target ≥ ${target} %)`);
   };
   const large = sizes[sizes.length - 1];
@@ -368,7 +374,7 @@ function checks(engine: Engine, sizes: SizeResult[]): string[] {
     ratio('single 304', size, t('notModified'));
     ratio('list', size, t('list'));
   }
-  if (sizes.length > 1) {
+  if (sizes.length > 1 && large.scenarios.list) {
     const small = sizes[0];
     const r = large.scenarios.list.p50 / small.scenarios.list.p50;
     line(r <= t('p50Ratio'), 'list', large.scenarios.list, `list p50 at ${large.events} / p50 at ${small.events}: ${num(r)}× ` +
@@ -377,6 +383,7 @@ function checks(engine: Engine, sizes: SizeResult[]): string[] {
   for (const name of FILTERED) ratio(name, large, t('filtered'));
   for (const size of sizes) {
     const m = size.scenarios.create;
+    if (!m) continue;
     line(m.rps >= t('create'), 'create', m, `create at ${size.events}: ${num(m.rps, 0)} req/s (target ≥ ${t('create')})`);
   }
   const rss = Math.max(...Object.values(large.scenarios).map((m) => m.rssMiB ?? 0));
@@ -445,7 +452,7 @@ async function main(): Promise<void> {
   const report: Report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, load: os.loadavg() },
-    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, baselineDuration: BASELINE_DURATION, sqliteAnalyze: SQLITE_ANALYZE },
+    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, baselineDuration: BASELINE_DURATION, sqliteAnalyze: SQLITE_ANALYZE, series: SERIES, scenarios: ONLY },
     engines,
   };
   const text = markdown(report);

@@ -29,6 +29,8 @@ export interface SeedOptions {
   analyze?: boolean;
   /** The instant the data is spread around (default: now). */
   now?: number;
+  /** Put 10 % of the events in recurring series (default true; `BENCH_SERIES=0` in run.ts: none). */
+  series?: boolean;
   /** Show a progress bar on stderr (default true; a line every 10 s when stderr is not a terminal). */
   progress?: boolean;
 }
@@ -190,7 +192,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
     for (let i = done; i < Math.min(n, done + batch); i++) {
       const postId = ++id;
       // 10 % of events belong to a series: ten in a row out of every hundred, the first of them the series event
-      const inSeries = i % SERIES_EVERY < SERIES_LENGTH;
+      const inSeries = (options.series ?? true) && i % SERIES_EVERY < SERIES_LENGTH;
       const head = postId - (i % SERIES_EVERY);
       const start = from + ((i * 2654435761) % n) * step; // multiplier coprime with n: a permutation of 0..n-1
       const startMs = Math.floor(start / 900_000) * 900_000; // quarter hours

@@ -3,6 +3,7 @@
  * `ApiError`; `errorHandler` is the one place that turns anything thrown (ours, the validator's, the body parser's)
  * into that shape, in the request's language.
  */
+import type {} from './request-log'; // declares `req.log`
 import type { ErrorRequestHandler } from 'express';
 import type { MessageKey } from '../i18n/messages';
 import { message } from '../i18n/messages';

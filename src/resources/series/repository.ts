@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/knex';
 import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
+import { statement } from '../../db/statements';
 import type { WallClock } from '../../domain/dates';
 import type { PostValues } from '../posts/repository';
 import type { EventFields } from '../events/repository';
@@ -84,13 +85,15 @@ export async function relink(db: Executor, eventIds: number[], seriesId: number)
   await db('events').where({ post_id: seriesId }).update({ post_parent: null });
 }
 
+const SERIES_OF_EVENTS = statement((db, eventIds: number[]) => db('series_occurrences as so')
+  .join('event_series as es', 'es.event_id', 'so.series_id').whereIn('so.event_id', eventIds)
+  .select('so.event_id as member_id', 'so.series_id', 'so.original_local', 'so.detached', 'es.*'));
+
 /** Series membership of the events of a page, with their series' rule (one query). */
 export async function seriesOfEvents(db: Executor, eventIds: number[]): Promise<Map<number, Membership & { series: SeriesRow }>> {
   const found = new Map<number, Membership & { series: SeriesRow }>();
   if (!eventIds.length) return found;
-  const rows: Array<Record<string, unknown>> = await db('series_occurrences as so')
-    .join('event_series as es', 'es.event_id', 'so.series_id').whereIn('so.event_id', eventIds)
-    .select('so.event_id as member_id', 'so.series_id', 'so.original_local', 'so.detached', 'es.*');
+  const rows = await SERIES_OF_EVENTS.all<Record<string, unknown>>(db, eventIds);
   for (const row of rows) {
     const membership = normaliseMembership({ ...row, event_id: row.member_id });
     found.set(membership.event_id, { ...membership, series: normaliseSeries(row) });
