@@ -15,10 +15,14 @@
  * Fragments under 3 characters on PostgreSQL, and on SQLite a 1–2 character fragment so common that more than
  * `MAX_EXPANSION` trigrams start with it, are checked by the `LIKE` alone; when no fragment of a search can use an
  * index, the search documents (not the events) are scanned.
+ *
+ * A selective search (at most `FEW_MATCHES` records) is resolved to its ids before the list query runs: the list
+ * then reads those records by primary key. Left as a subquery, a rare word made both planners walk the whole date
+ * window in order, testing each event against the matches, to fill a page they rarely found (~1 s at 1 M events).
  */
 import type { Knex } from 'knex';
 import type { Executor } from '../db/knex';
-import { isPostgres, likeContains } from '../db/dialect';
+import { isPostgres, likeContains, toNumber } from '../db/dialect';
 import { SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 
@@ -27,6 +31,8 @@ export type { SearchKind } from './documents';
 const TRIGRAM = 3;
 /** Above this many trigrams, a short fragment is too common for the index to narrow much: `LIKE` checks it alone. */
 const MAX_EXPANSION = 200;
+/** A search matching at most this many records is applied as a list of their ids. */
+const FEW_MATCHES = 1000;
 
 const RULES: Record<SearchKind, { fragments: FragmentRule; everyFragmentInOneField: boolean }> = {
   event: { fragments: 'words', everyFragmentInOneField: false },
@@ -44,13 +50,21 @@ export interface SearchQuery {
   fts?: string | false;
   /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
   unsettled: string[];
+  /** Every matching record, when there are few (`FEW_MATCHES`). */
+  ids?: number[];
 }
 
 /** Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be). */
 export async function prepareSearch(db: Executor, kind: SearchKind, search: string, language: string): Promise<SearchQuery | undefined> {
   const fragments = searchFragments(search, RULES[kind].fragments);
   if (!fragments.length) return undefined;
-  if (isPostgres(db)) return { kind, language, fragments, unsettled: fragments };
+  const resolved = isPostgres(db) ? { kind, language, fragments, unsettled: fragments } : await resolveFts(db, kind, language, fragments);
+  if (resolved.fts === false) return resolved;
+  const matches = await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1) as Array<{ record_id: unknown }>;
+  return matches.length > FEW_MATCHES ? resolved : { ...resolved, ids: matches.map((row) => toNumber(row.record_id)) };
+}
+
+async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {
   const { expression, settled } = await ftsExpression(db, fragments);
   // an FTS5 phrase matches inside one column, so it settles "this fragment in some field" exactly, not §5.2's rule
   const unsettled = RULES[kind].everyFragmentInOneField ? fragments : fragments.filter((f) => !settled.includes(f));
@@ -60,6 +74,12 @@ export async function prepareSearch(db: Executor, kind: SearchKind, search: stri
 /** Restricts `query` to the records (whose id is in `idColumn`) that match `search`. */
 export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idColumn: string, search: SearchQuery): Knex.QueryBuilder {
   if (search.fts === false) return query.whereRaw('1 = 0');
+  if (search.ids) return search.ids.length ? query.whereIn(idColumn, search.ids) : query.whereRaw('1 = 0');
+  return query.whereIn(idColumn, matchingDocuments(db, search));
+}
+
+/** The ids (`record_id`) of the search documents that match, in the requested language or else the original. */
+function matchingDocuments(db: Executor, search: SearchQuery): Knex.QueryBuilder {
   // SQLite: the FTS5 matches drive, each looked up by primary key (not every document of the kind)
   const documents = (search.fts ? db('search_fts').join('search_docs as d', 'd.id', 'search_fts.rowid')
     .whereRaw('search_fts match ?', [search.fts]) : db('search_docs as d'))
@@ -71,7 +91,7 @@ export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idCol
       });
     });
   if (search.unsettled.length) documents.where((match) => exactRule(match, search));
-  return query.whereIn(idColumn, documents);
+  return documents;
 }
 
 function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: SearchQuery): void {

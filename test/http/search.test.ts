@@ -217,6 +217,24 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
     expect(found.body.total).toBe(EVENTS_SEEDED / 1000);
   });
 
+  it('reads the few events of a rare word by id, and counts a common one exactly', async () => {
+    const db = service.database.db;
+    const queries: Array<{ sql: string; bindings: unknown[] }> = [];
+    const listen = (query: { sql: string; bindings: unknown[] }) => queries.push(query);
+    db.on('query', listen);
+    const rare = await http(service).get(`${NS}/events`).query({ ...WINDOW, search: 'rare festival' });
+    db.off('query', listen);
+    expect(rare.body.total).toBe(EVENTS_SEEDED / 1000);
+    // the page names the matches' ids: the events are read by primary key, not the date window tested one by one
+    const page = queries.find((q) => /from [`"]events[`"] as [`"]e[`"]/.test(q.sql) && /order by/.test(q.sql)) as { sql: string; bindings: never[] };
+    expect(page.sql).not.toMatch(/search_docs/);
+    expect(page.bindings).toEqual(expect.arrayContaining([101000, 120000]));
+    // a word in more documents than an id list takes stays a subquery, with the same exact total
+    const common = await http(service).get(`${NS}/events`).query({ ...WINDOW, search: 'event number' });
+    expect(common.body.total).toBe(EVENTS_SEEDED - EVENTS_SEEDED / 1000);
+    expect(common.headers['x-wp-total']).toBe(String(EVENTS_SEEDED - EVENTS_SEEDED / 1000));
+  });
+
   if (engine === 'sqlite') {
     it('answers a short fragment through the index too', async () => {
       expect(await plan('77')).toMatch(/search_fts VIRTUAL TABLE INDEX/);
