@@ -39,10 +39,9 @@ import * as appPasswords from '../src/users/app-password-service';
 import { importIcs } from '../src/imports/ics';
 import { importTec } from '../src/imports/tec';
 import { readSource } from '../src/imports/source';
-import { terminalProgress as importProgress } from '../src/imports/progress';
 import { backup, exportToFile } from '../src/ops/backup';
 import { DumpError, importDump, type TableSummary } from '../src/ops/dump';
-import { terminalProgress as dumpProgress } from '../src/ops/progress';
+import { terminalProgress } from '../src/ops/progress';
 
 class UsageError extends Error {}
 
@@ -106,22 +105,22 @@ async function run(argv: string[]): Promise<void> {
         print(await importIcs(db, config, text, {
           source, author: caller, status: values.status, category: values.category, dryRun: Boolean(values['dry-run']),
           sync: Boolean(values.sync), language: config.defaultLanguage,
-        }, importProgress()));
+        }, terminalProgress()));
       } else {
         const credentials = values.user ? { user: values.user, password: required(values.password, '--password') } : undefined;
-        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, importProgress()));
+        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, terminalProgress()));
       }
     } else if (command === 'backup') {
-      const result = await backup(db, databaseUrl, required(values.to, '--to'), { progress: dumpProgress('backup') });
+      const result = await backup(db, databaseUrl, required(values.to, '--to'), { progress: terminalProgress() });
       print({ ...result, ...('tables' in result ? { tables: rowCounts(result.tables) } : {}), seconds: seconds() });
     } else if (command === 'export') {
       const file = required(values.to, '--to');
-      const tables = await exportToFile(db, file, { progress: dumpProgress('export') });
+      const tables = await exportToFile(db, file, { progress: terminalProgress() });
       print({ exported: file, tables: rowCounts(tables), seconds: seconds() });
     } else if (command === 'import-dump') {
       const file = required(values.from, '--from');
       if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`);
-      const tables = await importDump(db, fs.createReadStream(file), { progress: dumpProgress('import') })
+      const tables = await importDump(db, fs.createReadStream(file), { progress: terminalProgress() })
         .catch((err: unknown) => { throw err instanceof DumpError ? new UsageError(err.message) : err; });
       print({ imported: file, verified: true, tables: rowCounts(tables), seconds: seconds() });
     } else {

@@ -20,7 +20,7 @@ import { createEvent, deleteEvent, updateEvent, type EventWrite } from '../resou
 import { findEvent } from '../resources/events/repository';
 import { membersOf } from '../resources/series/repository';
 import type { Knex } from 'knex';
-import { silentProgress, type Progress } from './progress';
+import { silentProgress, type Progress } from '../ops/progress';
 
 export interface IcsImportOptions {
   /** Identifies the feed (its URL or file path): UIDs are matched within it, and `--sync` trashes within it. */
@@ -253,7 +253,7 @@ export async function importIcs(db: Db, config: Readonly<Config>, text: string, 
   // series first: a detached occurrence (RECURRENCE-ID) changes an occurrence its series created
   const isOverride = (item: ParsedCalendar['events'][number]) => Boolean(item.vevent?.getFirstProperty('recurrence-id'));
   for (const item of [...cal.events.filter((e) => !isOverride(e)), ...cal.events.filter(isOverride)]) {
-    progress.tick();
+    progress.advance();
     if (item.error || !item.vevent) {
       summary.skipped.push({ line: item.line, reason: item.error ?? 'unreadable event' });
       continue;

@@ -21,7 +21,7 @@ import { findTerm } from '../resources/terms/repository';
 import * as posts from '../resources/posts/repository';
 import { fetchText, redacted, type FetchOptions } from './source';
 import { findMapping, saveMapping } from './ics';
-import { silentProgress, type Progress } from './progress';
+import { silentProgress, type Progress } from '../ops/progress';
 
 export interface TecImportOptions {
   author: Caller;
@@ -128,7 +128,7 @@ async function copy(ctx: Ctx, progress: Progress, label: string, items: Record_[
   const summary: ResourceSummary = { created: 0, updated: 0, unchanged: 0, skipped: [] };
   progress.start(label, items.length);
   for (const item of items) {
-    progress.tick();
+    progress.advance();
     try {
       summary[await one(item)]++;
     } catch (err) {

@@ -15,6 +15,7 @@ import type { Db, Executor } from '../db/knex';
 import { isPostgres, toBoolean } from '../db/dialect';
 import { advanceSequence, inDependencyOrder, lastIssuedId, listTables, type ColumnKind, type TableInfo } from '../db/catalogue';
 import { appliedMigrations, MIGRATION_NAMES } from '../db/migrate';
+import type { Progress } from './progress';
 
 export const DUMP_FORMAT = 'calendar-dump';
 export const DUMP_VERSION = 1;
@@ -40,13 +41,6 @@ export interface DumpHeader {
 }
 export interface TableSummary { rows: number; checksum: string }
 interface DumpTrailer { end: true; tables: Record<string, TableSummary> }
-
-/** Reports rows as they are written or loaded (the CLI shows a bar on a terminal). */
-export interface Progress {
-  start(total: number): void;
-  advance(rows: number): void;
-  stop(): void;
-}
 
 export interface DumpOptions {
   batchSize?: number;
@@ -75,7 +69,7 @@ export async function exportDump(db: Db, out: Writable, { batchSize = DEFAULT_BA
       header.tables.push({ name: table.name, columns: table.columns.map((c) => [c.name, c.kind]), key: table.key, rows: await countRows(trx, table.name), lastId });
     }
     await write(out, JSON.stringify(header) + '\n');
-    progress?.start(header.tables.reduce((sum, t) => sum + t.rows, 0));
+    progress?.start('rows', header.tables.reduce((sum, t) => sum + t.rows, 0));
     const summary: Record<string, TableSummary> = {};
     for (const table of tables) {
       summary[table.name] = await eachBatch(trx, table, batchSize, async (lines) => {
@@ -210,7 +204,7 @@ async function loadLines(db: Db, lines: AsyncGenerator<string, void, undefined>,
   const header = parseHeader(first.done ? '' : first.value);
   const targets = await checkTarget(db, header);
   const postgres = isPostgres(db);
-  progress?.start(header.tables.reduce((sum, t) => sum + t.rows, 0));
+  progress?.start('rows', header.tables.reduce((sum, t) => sum + t.rows, 0));
   try {
     return await db.transaction(async (trx) => {
       // rows of a table pointing at rows of the same table may come first: check foreign keys at commit
