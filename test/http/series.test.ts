@@ -281,6 +281,24 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       expect(collapsed.body.events[0].recurrence.series_id).toBe(a.id);
     });
 
+    it('collapse_recurring counts an earlier occurrence only when the list shows it (every filter holds for it)', async () => {
+      const hall = await insertVenue(service.database.db, 'Collapse hall');
+      const annex = await insertVenue(service.database.db, 'Collapse annex');
+      const series = await createSeries({ title: 'collapse-b', venue: hall, start_date: '2027-10-04 10:00:00', end_date: '2027-10-04 11:00:00',
+        recurrence: { rrule: 'FREQ=DAILY;COUNT=4' } });
+      const [, second, third] = await occurrences(series.id);
+      expect((await update(second.id, { venue: annex, title: 'collapse-b moved' }, 'this')).status).toBe(200);
+      const window = { start_date: '2027-10-05', end_date: '2027-10-31', collapse_recurring: true };
+      const titles = async (query: object) => (await http(service).get(base).query({ ...window, ...query })).body.events
+        .map((e: { id: number; start_date: string }) => [e.id, e.start_date]);
+      // in the hall the moved occurrence is not listed: the series' first there is the third occurrence
+      expect(await titles({ venue: hall })).toEqual([[third.id, '2027-10-06 10:00:00']]);
+      expect(await titles({ venue: annex })).toEqual([[second.id, '2027-10-05 10:00:00']]);
+      expect(await titles({ search: 'collapse-b moved' })).toEqual([[second.id, '2027-10-05 10:00:00']]);
+      // without a filter that tells them apart, the earliest one in the window stands for the series
+      expect(await titles({ search: 'collapse-b' })).toEqual([[second.id, '2027-10-05 10:00:00']]);
+    });
+
     it('pages /occurrences with the list envelope and windows', async () => {
       const event = await createSeries({ start_date: '2027-12-01 10:00:00', end_date: '2027-12-01 11:00:00', recurrence: { rrule: 'FREQ=DAILY;COUNT=10' } });
       const res = await http(service).get(`${base}/${event.id}/occurrences`).query({ start_date: '2027-12-03', end_date: '2027-12-08', per_page: 2, page: 2 });

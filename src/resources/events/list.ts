@@ -36,7 +36,9 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   const statuses = listStatuses(caller, 'events', q.status);
   const filters: EventFilters = {
     statuses,
-    readable: needsReadableFilter(caller) ? (query) => whereReadable(query, caller, 'events', 'e.status', () => 'p.author_id') : undefined,
+    readable: needsReadableFilter(caller)
+      ? (query, { e = 'e', p = 'p' } = { p: 'p' }) => whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
+      : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now, window)),
   };
   if (q.search) filters.search = await prepareSearch(db, 'event', q.search, language);

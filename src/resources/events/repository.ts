@@ -7,6 +7,7 @@ import { venuesInBox } from '../../db/geo';
 import { listTotal } from '../../db/counts';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
+import type { ReadableFilter } from '../posts/modified';
 
 export interface EventFields {
   status: string;
@@ -113,8 +114,8 @@ export async function setOrganizers(db: Executor, eventId: number, organizerIds:
 /** The filters of `GET /events`, resolved: instants are UTC wall-clock strings, references are existing ids. */
 export interface EventFilters {
   statuses: string[];
-  /** Restricts rows to those the caller may read (needs `p` joined). */
-  readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder;
+  /** Restricts rows to those the caller may read (needs the posts row joined). */
+  readable?: ReadableFilter;
   startFrom?: string;
   endTo?: string;
   startsBefore?: string;
@@ -150,67 +151,73 @@ export async function listEvents(db: Executor, f: EventFilters, limit: number, o
 
 /** The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans. */
 export function listQueries(db: Executor, f: EventFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
-  const needsPost = Boolean(f.readable || f.unprotected);
   return {
     page() {
-      const page = applyFilters(db, selectEvents(db), f);
+      const page = applyFilters(db, selectEvents(db), f, LIST);
       if (f.include) return page.orderBy('p.date_utc').orderBy('e.post_id');
       return page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
     },
-    count: () => applyFilters(db, needsPost ? db('events as e').join('posts as p', 'p.id', 'e.post_id') : db('events as e'), f)
-      .count({ total: '*' }),
+    count: () => applyFilters(db, eventsOf(db, f, LIST), f, LIST).count({ total: '*' }),
   };
 }
 
-function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters): Knex.QueryBuilder {
-  q.where('e.hide_from_listings', false).whereIn('e.status', f.statuses);
-  if (f.readable) f.readable(q);
-  if (f.startFrom) q.where('e.start_utc', '>=', f.startFrom);
-  if (f.endTo) q.where('e.end_utc', '<=', f.endTo).where('e.start_utc', '<=', f.endTo); // implied: lets the list index bound the range
-  if (f.startsBefore) q.where('e.start_utc', '<', f.startsBefore);
-  if (f.startsAfter) q.where('e.start_utc', '>', f.startsAfter);
-  if (f.endsBefore) q.where('e.end_utc', '<', f.endsBefore).where('e.start_utc', '<', f.endsBefore);
-  if (f.endsAfter) q.where('e.end_utc', '>', f.endsAfter);
-  if (f.search) whereSearchMatches(db, q, 'e.post_id', f.search);
+/** The aliases of the events row and the posts row in a list query (its subqueries use others). */
+interface Tables { e: string; p: string }
+const LIST: Tables = { e: 'e', p: 'p' };
+
+/** `events`, joined with `posts` only when a filter reads the post. */
+function eventsOf(db: Executor, f: EventFilters, { e, p }: Tables): Knex.QueryBuilder {
+  const events = db(`events as ${e}`);
+  return f.readable || f.unprotected ? events.join(`posts as ${p}`, `${p}.id`, `${e}.post_id`) : events;
+}
+
+function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, p }: Tables): Knex.QueryBuilder {
+  q.where(`${e}.hide_from_listings`, false).whereIn(`${e}.status`, f.statuses);
+  if (f.readable) f.readable(q, { e, p });
+  if (f.startFrom) q.where(`${e}.start_utc`, '>=', f.startFrom);
+  if (f.endTo) q.where(`${e}.end_utc`, '<=', f.endTo).where(`${e}.start_utc`, '<=', f.endTo); // implied: lets the list index bound the range
+  if (f.startsBefore) q.where(`${e}.start_utc`, '<', f.startsBefore);
+  if (f.startsAfter) q.where(`${e}.start_utc`, '>', f.startsAfter);
+  if (f.endsBefore) q.where(`${e}.end_utc`, '<', f.endsBefore).where(`${e}.start_utc`, '<', f.endsBefore);
+  if (f.endsAfter) q.where(`${e}.end_utc`, '>', f.endsAfter);
+  if (f.search) whereSearchMatches(db, q, `${e}.post_id`, f.search);
   for (const ids of [f.categoryIds, f.tagIds]) {
-    if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = e.post_id').whereIn('r.term_id', ids));
+    if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = ??', [`${e}.post_id`]).whereIn('r.term_id', ids));
   }
-  if (f.venueIds) q.whereIn('e.venue_id', f.venueIds);
+  if (f.venueIds) q.whereIn(`${e}.venue_id`, f.venueIds);
   // the organizers' events (a few hundred) drive the plan, rather than every event of the window
-  if (f.organizerIds) q.whereIn('e.post_id', db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
-  if (f.featured !== undefined) q.where('e.featured', f.featured);
+  if (f.organizerIds) q.whereIn(`${e}.post_id`, db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
+  if (f.featured !== undefined) q.where(`${e}.featured`, f.featured);
   if (f.geolocated !== undefined) {
-    const located = db('venues as v').whereRaw('v.post_id = e.venue_id').whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
+    const located = db('venues as v').whereRaw('v.post_id = ??', [`${e}.venue_id`]).whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
     if (f.geolocated) q.whereExists(located);
     else q.whereNotExists(located);
   }
-  if (f.include) q.whereIn('e.post_id', f.include);
-  if (f.postParent !== undefined) q.where('e.post_parent', f.postParent);
-  if (f.unprotected) q.where('p.password', '');
+  if (f.include) q.whereIn(`${e}.post_id`, f.include);
+  if (f.postParent !== undefined) q.where(`${e}.post_parent`, f.postParent);
+  if (f.unprotected) q.where(`${p}.password`, '');
   if (f.seriesId !== undefined) {
     const id = f.seriesId;
-    q.where((w) => { w.where('e.post_id', id).orWhereIn('e.post_id', db('series_occurrences').where('series_id', id).select('event_id')); });
+    q.where((w) => { w.where(`${e}.post_id`, id).orWhereIn(`${e}.post_id`, db('series_occurrences').where('series_id', id).select('event_id')); });
   }
-  if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f));
+  if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f, { e, p }));
   return q;
 }
 
 /**
- * An earlier occurrence of the same series that the list shows too (same window, statuses and visibility): the
- * event is then not the first of its series in the window (`collapse_recurring`).
+ * An earlier occurrence of the same series that the list shows too (every filter of the list holds for it): the
+ * event is then not the first of its series in the list (`collapse_recurring`). A detached occurrence moved to
+ * another venue, say, is not in a `venue` list, so the series' next occurrence there is its first.
  */
-function earlierOccurrence(db: Executor, f: EventFilters): Knex.QueryBuilder {
-  const q = db('series_occurrences as so').join('series_occurrences as so2', 'so2.series_id', 'so.series_id')
-    .join('events as e2', 'e2.post_id', 'so2.event_id').whereRaw('so.event_id = e.post_id')
-    .whereRaw('(e2.start_utc < e.start_utc or (e2.start_utc = e.start_utc and e2.post_id < e.post_id))')
-    .where('e2.hide_from_listings', false).whereIn('e2.status', f.statuses);
-  if (f.startFrom) q.where('e2.start_utc', '>=', f.startFrom);
-  if (f.endTo) q.where('e2.end_utc', '<=', f.endTo);
-  if (f.startsBefore) q.where('e2.start_utc', '<', f.startsBefore);
-  if (f.startsAfter) q.where('e2.start_utc', '>', f.startsAfter);
-  if (f.endsBefore) q.where('e2.end_utc', '<', f.endsBefore);
-  if (f.endsAfter) q.where('e2.end_utc', '>', f.endsAfter);
-  return q.select(db.raw('1'));
+function earlierOccurrence(db: Executor, f: EventFilters, { e }: Tables): Knex.QueryBuilder {
+  const earlier: Tables = { e: `${e}2`, p: `p_${e}2` };
+  const q = eventsOf(db, f, earlier)
+    .join('series_occurrences as so2', 'so2.event_id', `${earlier.e}.post_id`)
+    .join('series_occurrences as so', 'so.series_id', 'so2.series_id')
+    .whereRaw('so.event_id = ??', [`${e}.post_id`])
+    .whereRaw('(?? < ?? or (?? = ?? and ?? < ??))', [`${earlier.e}.start_utc`, `${e}.start_utc`, `${earlier.e}.start_utc`,
+      `${e}.start_utc`, `${earlier.e}.post_id`, `${e}.post_id`]);
+  return applyFilters(db, q, { ...f, collapseRecurring: false }, earlier).select(db.raw('1'));
 }
 
 const EARTH_RADIUS_KM = 6371;

@@ -12,7 +12,11 @@ interface ModifiedQuery {
   modified_before?: string;
 }
 
-type Filters = { readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder };
+/** The aliases a list query gives its tables: `p` the posts row, `e` the events row (default `p` and `e`). */
+export interface ListTables { p: string; e?: string }
+/** Restricts a list query to the rows the caller may read. */
+export type ReadableFilter = (query: Knex.QueryBuilder, tables?: ListTables) => Knex.QueryBuilder;
+type Filters = { readable?: ReadableFilter };
 
 function bound(name: keyof ModifiedQuery, value: string | undefined, zone: string): string | undefined {
   if (value === undefined) return undefined;
@@ -21,7 +25,7 @@ function bound(name: keyof ModifiedQuery, value: string | undefined, zone: strin
   return formatUtc(instant);
 }
 
-/** The filters, restricted to the modification window when one was asked (on `p`, the posts row of the list). */
+/** The filters, restricted to the modification window when one was asked (on the posts row of the list). */
 export function withModifiedRange<F extends Filters>(filters: F, query: ModifiedQuery, zone: string): F {
   const after = bound('modified_after', query.modified_after, zone);
   const before = bound('modified_before', query.modified_before, zone);
@@ -29,10 +33,11 @@ export function withModifiedRange<F extends Filters>(filters: F, query: Modified
   const readable = filters.readable;
   return {
     ...filters,
-    readable(q: Knex.QueryBuilder) {
-      if (readable) readable(q);
-      if (after !== undefined) q.where('p.modified_utc', '>', after);
-      if (before !== undefined) q.where('p.modified_utc', '<', before);
+    readable(q: Knex.QueryBuilder, tables?: ListTables) {
+      if (readable) readable(q, tables);
+      const p = tables?.p ?? 'p';
+      if (after !== undefined) q.where(`${p}.modified_utc`, '>', after);
+      if (before !== undefined) q.where(`${p}.modified_utc`, '<', before);
       return q;
     },
   };
