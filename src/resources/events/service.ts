@@ -32,6 +32,7 @@ import * as series from '../series/service';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
 import { recordChange } from '../../integrations/outbox';
+import type { OnCreated } from '../../http/creates';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
 type Recurrence = series.RecurrenceInput | null | undefined;
@@ -65,7 +66,8 @@ export function assertReadable(row: EventRow, caller: Caller | undefined, passwo
   if (!unlocked(row, caller, password)) throw forbidden('event-password-protected', 'event_password_protected');
 }
 
-export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language): Promise<number> {
+/** Creates the event; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
+export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language, created?: OnCreated): Promise<number> {
   return transactionWithRetry(db, async (trx) => {
     const now = utcNow();
     const write = await prepare(trx, config, caller, body, undefined, language);
@@ -82,6 +84,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
     await audit(trx, caller, 'create', 'event', id, changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }));
     await recordChange(trx, 'event', id, 'created');
+    await created?.(trx, id);
     return id;
   });
 }
