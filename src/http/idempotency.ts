@@ -83,8 +83,12 @@ export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
       const settle = res.statusCode >= 200 && res.statusCode < 300
         ? db('idempotency_keys').where(claim).whereNotNull('status').update({ body: JSON.stringify(body) })
         : db('idempotency_keys').where(claim).whereNull('status').delete();
-      // the record is safe either way (or was never made): a failure here only costs a later replay a rendering
-      settle.catch((err: unknown) => req.log.warn({ err }, 'idempotency key: the answer could not be stored')).then(() => json(body)).catch(next);
+      // the answer goes out even when this write fails: a stored record is then rendered anew by a replay, and an
+      // unreleased claim answers 409 until it counts as abandoned
+      settle
+        .catch((err: unknown) => req.log.warn({ err }, 'idempotency key: the answer could not be stored on its claim'))
+        .then(() => json(body))
+        .catch(next);
       return res;
     };
     next();
