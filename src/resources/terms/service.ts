@@ -151,14 +151,19 @@ function slugFrom(text: string): string {
   return slug;
 }
 
-/** A new top-level term named `name` (events create terms by name, tec-compat §4.4). */
-export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, name: string, language: string): Promise<number> {
+/**
+ * A new top-level term named `name` (events create terms by name, tec-compat §4.4), in the event write's
+ * transaction, audited as a create of its own by the event's writer.
+ */
+export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, caller: Caller, name: string, language: string): Promise<number> {
   await lockFor(trx, `terms:${info.taxonomy}`);
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
-  const id = await repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  const values = { name: sanitizeText(name), slug, description: '', parent: 0, language };
+  const id = await repo.insertTerm(trx, info.taxonomy, values);
   await syncSearch(trx, 'terms', [id]);
+  await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
   await recordChange(trx, termResource(info.taxonomy), id, 'created');
   return id;
 }
