@@ -2368,7 +2368,7 @@ export interface components {
             /** @enum {string} */
             operation: "create" | "update" | "trash" | "delete" | "revoke";
             /** @enum {string} */
-            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password" | "webhook";
             /** @description The record's id (an application password's uuid). */
             record: string;
             /** @description Each changed field with its `old` and `new` value (stored column names and values). Secrets (passwords) are recorded as `[redacted]`. */
@@ -2790,7 +2790,7 @@ export interface components {
         /** @description Only writes by this user id. */
         audit_user: number;
         /** @description Only writes of this kind of record. */
-        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password" | "webhook";
         /** @description Only writes of the record with this id (with `resource`, one record's history). */
         audit_id: string;
         /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
