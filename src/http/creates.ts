@@ -1,6 +1,6 @@
 /**
- * What the five creates share (events, venues, organizers, categories, tags): how they answer (201, `Location`, the
- * record as a create renders it) and the hook their service calls inside the create's transaction with the id it
+ * What the five creates share (events, venues, organizers, categories, tags): how they answer (201, `Location` for
+ * terms, the record as a create renders it) and the hook their service calls inside the create's transaction with the id it
  * made, which `claimCreated` (http/idempotency.ts) writes onto the request's `Idempotency-Key` claim. A replay whose
  * stored answer was lost renders the record again with the same renderer, so both answers have one shape.
  */
@@ -30,22 +30,26 @@ export type CreatedRenderers = Record<CreatedType, RenderCreated>;
 /** Called by a create service inside its transaction, once, with the id of the record the request made. */
 export type OnCreated = (trx: Knex.Transaction, id: number) => Promise<void>;
 
-const COLLECTIONS: Record<CreatedType, string> = {
-  event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags',
-};
+/**
+ * The collections whose creates answer `Location`: categories and tags, as WordPress does for terms; events, venues
+ * and organizers send none, as the plugin (tec-compat §7.1).
+ */
+const LOCATED: Partial<Record<CreatedType, string>> = { category: 'categories', tag: 'tags' };
 
-/** The REST URL of a created record: its `Location`. */
-export function createdLocation(req: AnyRequest, { type, id }: Created): string {
-  return `${restRoot(req)}/${COLLECTIONS[type]}/${id}`;
+/** The `Location` a create answers: the record's REST URL, or null for the kinds that send none. */
+export function createdLocation(req: AnyRequest, { type, id }: Created): string | null {
+  const collection = LOCATED[type];
+  return collection === undefined ? null : `${restRoot(req)}/${collection}/${id}`;
 }
 
 /**
- * Answers a create: 201, `Location` (the one given, or the record's), the record rendered. A record deleted since it
- * was made (a replay of an old create) is 410 `rest_created_record_gone`.
+ * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the record rendered.
+ * A record deleted since it was made (a replay of an old create) is 410 `rest_created_record_gone`.
  */
 export async function sendCreated(req: AnyRequest, res: Response, created: Created, render: RenderCreated, location = createdLocation(req, created)): Promise<void> {
   const body = await render(req, created.id);
   if (body === undefined) throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
-  res.status(201).setHeader('Location', location);
+  res.status(201);
+  if (location !== null) res.setHeader('Location', location);
   res.json(body);
 }

@@ -6,7 +6,7 @@
  *
  * How: the key is claimed (a row without an answer, with a random `claim` token) in a short transaction before the
  * create runs. The create's own transaction writes onto its claim which record it made (`claimCreated`: resource,
- * id, status 201, Location), so the claim and the record commit together; the answer's body is added after the
+ * id, status 201, the Location it answers), so the claim and the record commit together; the answer's body is added after the
  * commit, before it is sent. A repeat finds the stored body, or, when the process stopped between the commit and
  * that write, only the record: it renders that record anew with the create's own renderer (http/creates.ts). A claim
  * with a recorded record is never abandoned; one without (its node died before the create committed) is taken over
@@ -72,7 +72,7 @@ export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
       }
       // the create committed, its answer was never stored: the record as the create renders it, for this caller
       const created: Created = { type: row.resource as CreatedType, id: Number(row.record_id) };
-      await sendCreated(req, res, created, renderers[created.type], row.location ?? undefined);
+      await sendCreated(req, res, created, renderers[created.type], row.location);
       return;
     }
     const { claim } = outcome;
