@@ -2368,7 +2368,7 @@ export interface components {
             /** @enum {string} */
             operation: "create" | "update" | "trash" | "delete" | "revoke";
             /** @enum {string} */
-            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+            resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password" | "webhook";
             /** @description The record's id (an application password's uuid). */
             record: string;
             /** @description Each changed field with its `old` and `new` value (stored column names and values). Secrets (passwords) are recorded as `[redacted]`. */
@@ -2736,7 +2736,7 @@ export interface components {
         event_ticketed: components["schemas"]["Flag"];
         /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
         event_password: string;
-        /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+        /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
         idempotency_key: string;
         /** @description Numeric id of the record. Events, venues and organizers share one id sequence. */
         post_id: number;
@@ -2790,7 +2790,7 @@ export interface components {
         /** @description Only writes by this user id. */
         audit_user: number;
         /** @description Only writes of this kind of record. */
-        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password";
+        audit_resource: "event" | "venue" | "organizer" | "category" | "tag" | "user" | "app_password" | "webhook";
         /** @description Only writes of the record with this id (with `resource`, one record's history). */
         audit_id: string;
         /** @description Only writes at or after this instant (ISO 8601; without a zone, UTC). */
@@ -3129,7 +3129,7 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
             };
             header?: {
-                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
                 "Idempotency-Key"?: components["parameters"]["idempotency_key"];
             };
             path?: never;
@@ -3694,7 +3694,7 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
             };
             header?: {
-                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
                 "Idempotency-Key"?: components["parameters"]["idempotency_key"];
             };
             path?: never;
@@ -4063,7 +4063,7 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
             };
             header?: {
-                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
                 "Idempotency-Key"?: components["parameters"]["idempotency_key"];
             };
             path?: never;
@@ -4435,7 +4435,7 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
             };
             header?: {
-                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
                 "Idempotency-Key"?: components["parameters"]["idempotency_key"];
             };
             path?: never;
@@ -4665,7 +4665,7 @@ export interface operations {
                 i18n_language?: components["parameters"]["i18n_language"];
             };
             header?: {
-                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. Keys are kept in the database, so this holds across nodes and restarts. */
+                /** @description A unique key of this create (1 to 255 visible ASCII characters, e.g. a UUID; quoted or not), so that a retry cannot create twice. A repeat by the same caller with the same body within 24 hours answers the first answer's status and body with `Idempotent-Replayed: true` and creates nothing; the same key with another body is `422 rest_idempotency_key_reused`; a repeat while the first is still being processed is `409 rest_idempotency_key_in_progress`. Only successful creates are remembered: after an error the same key may be sent again with a corrected body. The record a create makes is noted on its key in the create's own transaction: if the first answer was lost (say, the server stopped right after creating), a repeat answers that record as it is now (201), or `410 rest_created_record_gone` if it has been deleted since. Keys are kept in the database, so this holds across nodes and restarts. */
                 "Idempotency-Key"?: components["parameters"]["idempotency_key"];
             };
             path?: never;

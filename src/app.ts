@@ -10,7 +10,7 @@ import type { AppContext } from './http/context';
 import { ApiError, errorHandler } from './http/errors';
 import { authenticate, authorise } from './http/auth';
 import { serviceIndex } from './http/discovery';
-import { handlers } from './http/routes';
+import { createdRenderers, handlers } from './http/routes';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
@@ -81,9 +81,10 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     ignorePaths: (path: string) => !path.startsWith(namespace),
   }));
   app.use(namespace, headAsGet.after);
+  const idempotent = idempotentCreate(createdRenderers);
   for (const op of spec.operations) {
     const handler = handlers[op.operationId as keyof typeof handlers] as RequestHandler;
-    const once = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? [idempotentCreate] : [];
+    const once = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? [idempotent] : [];
     app[op.method](namespace + op.expressPath, bindOperation(op), ...once, handler);
   }
   app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });

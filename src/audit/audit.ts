@@ -19,7 +19,7 @@ export interface Actor {
   via: Via;
 }
 
-export type Resource = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'user' | 'app_password';
+export type Resource = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'user' | 'app_password' | 'webhook';
 export type Operation = 'create' | 'update' | 'trash' | 'delete' | 'revoke';
 
 export interface Change {

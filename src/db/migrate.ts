@@ -12,6 +12,7 @@ import * as integrations from './migrations/007_integrations';
 import * as teams from './migrations/008_teams';
 import * as readPerformance from './migrations/009_read_performance';
 import * as ical from './migrations/010_ical';
+import * as idempotentCreates from './migrations/011_idempotent_creates';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['008_teams', teams],
   ['009_read_performance', readPerformance],
   ['010_ical', ical],
+  ['011_idempotent_creates', idempotentCreates],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

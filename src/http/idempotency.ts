@@ -4,69 +4,117 @@
  * `Idempotent-Replayed: true` and writes nothing; the same key with another body is 422; a repeat while the first
  * still runs is 409. Keys live in the database (`idempotency_keys`), so every node and every restart sees them.
  *
- * How: the key is claimed (a row without an answer) in a short transaction before the create runs; the create's
- * answer is stored on the claim before it is sent. Only successful creates are remembered: a refused one releases its
- * claim, so the caller may correct the body and retry with the same key. A claim whose node died mid-request is taken
- * over once it is older than twice the request timeout. Cost: one header read for creates without a key.
+ * How: the key is claimed (a row without an answer, with a random `claim` token) in a short transaction before the
+ * create runs. The create's own transaction writes onto its claim which record it made (`claimCreated`: resource,
+ * id, status 201, the Location it answers), so the claim and the record commit together; the answer's body is added after the
+ * commit, before it is sent. A repeat finds the stored body, or, when the process stopped between the commit and
+ * that write, only the record: it renders that record anew with the create's own renderer (http/creates.ts). A claim
+ * with a recorded record is never abandoned; one without (its node died before the create committed) is taken over
+ * once it is older than twice the request timeout, and the create that held it, should it still commit, finds its
+ * token gone and rolls back (409). Only successful creates are remembered: a refused one releases its claim, so the
+ * caller may correct the body and retry with the same key. Cost: one header read for creates without a key.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { isPostgres, transactionWithRetry, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
 import { caller } from './auth';
 import { context } from './context';
+import { createdLocation, sendCreated, type AnyRequest, type Created, type CreatedRenderers, type CreatedType } from './creates';
 import { ApiError, invalidParam } from './errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;
 /** Visible ASCII, optionally as a structured-field string (`"…"`), as the draft defines the header. */
 const KEY = /^"?([\x21\x23-\x7e]{1,255})"?$/;
 
-interface Claim {
+interface ClaimRow {
   fingerprint: string;
   status: number | null;
   body: string | null;
   location: string | null;
+  resource: CreatedType | null;
+  record_id: number | string | null;
   created_utc: string;
 }
 
-type Outcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string; location: string | null };
+/** The claim a request holds while its create runs: the row and the token that says it is still this request's. */
+interface Claim {
+  user_id: number;
+  key: string;
+  claim: string;
+}
 
-export const idempotentCreate: RequestHandler = async (req, res, next) => {
-  const header = req.headers['idempotency-key'];
-  if (header === undefined) return next();
-  const key = typeof header === 'string' ? KEY.exec(header)?.[1] : undefined;
-  if (!key) throw invalidParam('Idempotency-Key', 'idempotency_key_invalid');
-  const userId = caller(req)?.id as number; // creates are authorised before this runs
-  const { db, config } = context(req);
-  const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
-  const outcome = await claim(db, userId, key, fingerprint, config.requestTimeoutMs * 2);
-  if (outcome.kind === 'replay') {
-    res.setHeader('Idempotent-Replayed', 'true');
-    if (outcome.location) res.setHeader('Location', outcome.location);
-    res.status(outcome.status).type('application/json').send(outcome.body);
-    return;
-  }
-  const json = res.json.bind(res);
-  res.json = (body?: unknown) => {
-    const status = res.statusCode;
-    const location = res.getHeader('Location');
-    const settle = status >= 200 && status < 300
-      ? db('idempotency_keys').where({ user_id: userId, key }).update({ status, body: JSON.stringify(body), location: typeof location === 'string' ? location : null })
-      : db('idempotency_keys').where({ user_id: userId, key }).delete();
-    settle.then(() => json(body), (err: unknown) => next(err));
-    return res;
+type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; row: ClaimRow };
+
+/** The claims of the requests in flight, for `claimCreated` (weak: a finished request leaves nothing behind). */
+const claims = new WeakMap<object, Claim>();
+
+/** The middleware of every operation declaring `Idempotency-Key`; `renderers` answer replays whose body was lost. */
+export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) return next();
+    const key = typeof header === 'string' ? KEY.exec(header)?.[1] : undefined;
+    if (!key) throw invalidParam('Idempotency-Key', 'idempotency_key_invalid');
+    const userId = caller(req)?.id as number; // creates are authorised before this runs
+    const { db, config } = context(req);
+    const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
+    const outcome = await claimKey(db, userId, key, fingerprint, config.requestTimeoutMs * 2);
+    if (outcome.kind === 'replay') {
+      const { row } = outcome;
+      res.setHeader('Idempotent-Replayed', 'true');
+      if (row.body !== null) {
+        if (row.location) res.setHeader('Location', row.location);
+        res.status(Number(row.status)).type('application/json').send(row.body);
+        return;
+      }
+      // the create committed, its answer was never stored: the record as the create renders it, for this caller
+      const created: Created = { type: row.resource as CreatedType, id: Number(row.record_id) };
+      await sendCreated(req, res, created, renderers[created.type], row.location);
+      return;
+    }
+    const { claim } = outcome;
+    claims.set(req, claim);
+    const json = res.json.bind(res);
+    res.json = (body?: unknown) => {
+      // a success stores its body on the claim its create recorded; a refusal (nothing recorded) releases the claim
+      const settle = res.statusCode >= 200 && res.statusCode < 300
+        ? db('idempotency_keys').where(claim).whereNotNull('status').update({ body: JSON.stringify(body) })
+        : db('idempotency_keys').where(claim).whereNull('status').delete();
+      // the answer goes out even when this write fails: a stored record is then rendered anew by a replay, and an
+      // unreleased claim answers 409 until it counts as abandoned
+      settle
+        .catch((err: unknown) => req.log.warn({ err }, 'idempotency key: the answer could not be stored on its claim'))
+        .then(() => json(body))
+        .catch(next);
+      return res;
+    };
+    next();
   };
-  next();
-};
+}
+
+/**
+ * The create's hook (http/creates.ts `OnCreated`), in the create's transaction: records on the request's claim
+ * which record it made. No claim (no `Idempotency-Key`): nothing. A claim taken over meanwhile (this request ran
+ * past twice the request timeout and a repeat took the key): 409, and the create rolls back.
+ */
+export async function claimCreated(trx: Knex.Transaction, req: AnyRequest, created: Created): Promise<void> {
+  const claim = claims.get(req);
+  if (!claim) return;
+  const recorded = await trx('idempotency_keys').where(claim).whereNull('status')
+    .update({ status: 201, resource: created.type, record_id: created.id, location: createdLocation(req, created) });
+  if (!recorded) throw new ApiError(409, 'rest_idempotency_key_in_progress', 'idempotency_key_in_progress');
+}
 
 /** Claims the key, or says why not (replay, 409, 422), in one transaction with the caller's key row locked. */
-function claim(db: Db, userId: number, key: string, fingerprint: string, abandonedAfterMs: number): Promise<Outcome> {
+function claimKey(db: Db, userId: number, key: string, fingerprint: string, abandonedAfterMs: number): Promise<Outcome> {
   return transactionWithRetry(db, async (trx) => {
     const at = now();
     const query = trx('idempotency_keys').where({ user_id: userId, key }).first();
     if (isPostgres(trx)) query.forUpdate();
-    let row = (await query) as Claim | undefined;
+    let row = (await query) as ClaimRow | undefined;
     const age = row ? at.getTime() - utcTextToMs(row.created_utc) : 0;
     if (row && (age >= RETENTION_MS || (row.status === null && age >= abandonedAfterMs))) {
       await trx('idempotency_keys').where({ user_id: userId, key }).delete();
@@ -75,11 +123,12 @@ function claim(db: Db, userId: number, key: string, fingerprint: string, abandon
     if (row) {
       if (row.fingerprint !== fingerprint) throw new ApiError(422, 'rest_idempotency_key_reused', 'idempotency_key_reused');
       if (row.status === null) throw new ApiError(409, 'rest_idempotency_key_in_progress', 'idempotency_key_in_progress');
-      return { kind: 'replay', status: Number(row.status), body: row.body as string, location: row.location };
+      return { kind: 'replay', row };
     }
     // a concurrent claim of the same key makes this insert fail: the retry then finds it (409 or replay)
-    await trx('idempotency_keys').insert({ user_id: userId, key, fingerprint, status: null, created_utc: utcNow() });
-    return { kind: 'claimed' };
+    const claim: Claim = { user_id: userId, key, claim: randomUUID() };
+    await trx('idempotency_keys').insert({ ...claim, fingerprint, status: null, created_utc: utcNow() });
+    return { kind: 'claimed', claim };
   });
 }
 

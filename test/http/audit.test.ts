@@ -73,6 +73,70 @@ describe.each(ENGINES)('audit trail on %s', (engine) => {
     expect(JSON.stringify(keys)).not.toMatch(/scrypt|password_hash/);
   });
 
+  it('records the categories, tags, venue and organizer an event write creates, each as a create of its own, in its transaction', async () => {
+    const editor = service.as('editor');
+    const created = await http(service).post(`${NS}/events`).auth(...editor).send({
+      title: 'Implicit records', start_date: TEST_NOW, end_date: TEST_NOW, status: 'publish',
+      categories: ['Implicit category'], tags: 'Implicit tag',
+      venue: { venue: 'Implicit hall', city: 'Lyon' }, organizer: [{ organizer: 'Implicit club' }],
+    });
+    expect(created.status).toBe(201);
+    const patched = await http(service).patch(`${NS}/events/${created.body.id}`).auth(...editor).send({ tags: ['Implicit tag', 'Later tag'] });
+    expect(patched.status).toBe(200);
+    const { categories: [category], venue, organizer: [organizer] } = created.body;
+    const [tag, later] = patched.body.tags;
+    const made: Array<[string, number, string, string]> = [
+      ['category', category.id, 'name', 'Implicit category'], ['tag', tag.id, 'name', 'Implicit tag'], ['tag', later.id, 'name', 'Later tag'],
+      ['venue', venue.id, 'title', 'Implicit hall'], ['organizer', organizer.id, 'title', 'Implicit club'],
+    ];
+    for (const [resource, id, field, value] of made) {
+      const entries = (await trail(`resource=${resource}&id=${id}`)).body.audit;
+      expect(entries).toEqual([expect.objectContaining({ operation: 'create', resource, record: String(id), user: service.users.editor.id, via: 'api' })]);
+      expect(entries[0].changes[field]).toEqual({ new: value });
+    }
+    expect((await trail(`resource=venue&id=${venue.id}`)).body.audit[0].changes.city).toEqual({ new: 'Lyon' });
+
+    // a write refused after naming a new term (its slug is empty) leaves neither the term nor its entry
+    const before = (await trail('per_page=1')).body.total;
+    const refused = await http(service).post(`${NS}/events`).auth(...editor)
+      .send({ title: 'Refused', start_date: TEST_NOW, end_date: TEST_NOW, categories: ['Never made'], slug: '!!!' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.data.params).toHaveProperty('slug');
+    expect(await service.database.db('terms').where({ name: 'Never made' }).first()).toBeUndefined();
+    expect((await trail('per_page=1')).body.total).toBe(before);
+  });
+
+  it('records webhook subscription create, update, secret rotation and delete, never the secret', async () => {
+    const made = await http(service).post(`${NS}/webhooks`).auth(...admin())
+      .send({ url: 'https://hooks.example.com/calendar', events: ['event.created'], description: 'Audited hook' });
+    expect(made.status).toBe(201);
+    const { id, secret } = made.body;
+    await http(service).patch(`${NS}/webhooks/${id}`).auth(...admin()).send({ description: 'Renamed hook', active: false }).expect(200);
+    const rotated = await http(service).post(`${NS}/webhooks/${id}/rotate-secret`).auth(...admin());
+    expect(rotated.status).toBe(200);
+    await http(service).delete(`${NS}/webhooks/${id}`).auth(...admin()).expect(200);
+
+    const res = await trail(`resource=webhook&id=${id}`);
+    expect(res.status).toBe(200);
+    const [deleted, rotation, update, create] = res.body.audit;
+    expect(res.body.audit).toHaveLength(4);
+    expect(create).toMatchObject({
+      operation: 'create', resource: 'webhook', user: service.users.administrator.id, via: 'api',
+      changes: { url: { new: 'https://hooks.example.com/calendar' }, events: { new: ['event.created'] }, active: { new: true }, description: { new: 'Audited hook' } },
+    });
+    expect(create.changes).not.toHaveProperty('secret');
+    expect(update).toMatchObject({ operation: 'update', changes: { description: { old: 'Audited hook', new: 'Renamed hook' }, active: { old: true, new: false } } });
+    expect(Object.keys(update.changes).sort()).toEqual(['active', 'description']);
+    expect(rotation).toMatchObject({ operation: 'update', changes: { secret: { old: '[redacted]', new: '[redacted]' } } });
+    expect(deleted).toMatchObject({ operation: 'delete', changes: { url: { old: 'https://hooks.example.com/calendar' }, events: { old: ['event.created'] } } });
+    const text = JSON.stringify(res.body);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(rotated.body.secret);
+    expect(text).not.toMatch(/whsec_/);
+    const stored = await service.database.db('audit_log').where({ resource: 'webhook', record_id: String(id) }).select('changes');
+    expect(JSON.stringify(stored)).not.toMatch(/whsec_/);
+  });
+
   it('filters by user and time, pages like every list, and is for administrators only', async () => {
     await http(service).post(`${NS}/tags`).auth(...service.as('editor')).send({ name: 'Editor tag' }).expect(201);
     const byEditor = await trail(`user=${service.users.editor.id}&per_page=1`);

@@ -87,6 +87,7 @@ export const de: Catalogue = {
   precondition_failed: 'Der Datensatz hat sich seit der in If-Match oder If-Unmodified-Since genannten Version geändert.',
   idempotency_key_reused: 'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet.',
   idempotency_key_in_progress: 'Eine Anfrage mit diesem Idempotency-Key wird noch verarbeitet.',
+  created_record_gone: 'Der Datensatz {id}, den diese Anfrage angelegt hat, wurde inzwischen gelöscht.',
   idempotency_key_invalid: '{name} muss aus 1 bis 255 sichtbaren ASCII-Zeichen bestehen.',
   app_password_read_only: 'Dieses Anwendungspasswort darf nur lesen.',
   app_password_not_found: 'Kein Anwendungspasswort mit dieser UUID.',

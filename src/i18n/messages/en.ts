@@ -85,6 +85,7 @@ export const en = {
   precondition_failed: 'The record has changed since the version named in If-Match or If-Unmodified-Since.',
   idempotency_key_reused: 'This Idempotency-Key was already used with a different request.',
   idempotency_key_in_progress: 'A request with this Idempotency-Key is still being processed.',
+  created_record_gone: 'The record {id} this request created has been deleted since.',
   idempotency_key_invalid: '{name} must be 1 to 255 visible ASCII characters.',
   app_password_read_only: 'This application password may only read.',
   app_password_not_found: 'No application password with that uuid.',

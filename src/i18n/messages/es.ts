@@ -87,6 +87,7 @@ export const es: Catalogue = {
   precondition_failed: 'El registro ha cambiado desde la versión indicada en If-Match o If-Unmodified-Since.',
   idempotency_key_reused: 'Esta Idempotency-Key ya se usó con una petición distinta.',
   idempotency_key_in_progress: 'Una petición con esta Idempotency-Key todavía se está procesando.',
+  created_record_gone: 'El registro {id} que creó esta petición se ha eliminado desde entonces.',
   idempotency_key_invalid: '{name} debe tener de 1 a 255 caracteres ASCII visibles.',
   app_password_read_only: 'Esta contraseña de aplicación solo permite leer.',
   app_password_not_found: 'No hay ninguna contraseña de aplicación con ese uuid.',

@@ -87,6 +87,7 @@ export const fr: Catalogue = {
   precondition_failed: 'L’enregistrement a changé depuis la version indiquée dans If-Match ou If-Unmodified-Since.',
   idempotency_key_reused: 'Cette Idempotency-Key a déjà servi pour une autre requête.',
   idempotency_key_in_progress: 'Une requête avec cette Idempotency-Key est encore en cours de traitement.',
+  created_record_gone: 'L’enregistrement {id} créé par cette requête a été supprimé depuis.',
   idempotency_key_invalid: '{name} doit compter de 1 à 255 caractères ASCII visibles.',
   app_password_read_only: 'Ce mot de passe d’application ne permet que la lecture.',
   app_password_not_found: 'Aucun mot de passe d’application avec cet uuid.',

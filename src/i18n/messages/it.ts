@@ -87,6 +87,7 @@ export const it: Catalogue = {
   precondition_failed: 'Il record è cambiato rispetto alla versione indicata in If-Match o If-Unmodified-Since.',
   idempotency_key_reused: 'Questa Idempotency-Key è già stata usata con una richiesta diversa.',
   idempotency_key_in_progress: 'Una richiesta con questa Idempotency-Key è ancora in elaborazione.',
+  created_record_gone: 'Il record {id} creato da questa richiesta è stato eliminato nel frattempo.',
   idempotency_key_invalid: '{name} deve contenere da 1 a 255 caratteri ASCII visibili.',
   app_password_read_only: 'Questa password per le applicazioni consente solo la lettura.',
   app_password_not_found: 'Nessuna password per le applicazioni con questo uuid.',

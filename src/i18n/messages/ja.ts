@@ -87,6 +87,7 @@ export const ja: Catalogue = {
   precondition_failed: 'If-Match または If-Unmodified-Since で指定されたバージョン以降にレコードが変更されています。',
   idempotency_key_reused: 'この Idempotency-Key は別のリクエストで既に使われています。',
   idempotency_key_in_progress: 'この Idempotency-Key のリクエストはまだ処理中です。',
+  created_record_gone: 'このリクエストが作成したレコード {id} はその後削除されました。',
   idempotency_key_invalid: '{name} は 1〜255 文字の表示可能な ASCII 文字でなければなりません。',
   app_password_read_only: 'このアプリケーションパスワードは読み取り専用です。',
   app_password_not_found: 'その uuid のアプリケーションパスワードはありません。',

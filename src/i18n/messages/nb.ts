@@ -87,6 +87,7 @@ export const nb: Catalogue = {
   precondition_failed: 'Posten er endret siden versjonen oppgitt i If-Match eller If-Unmodified-Since.',
   idempotency_key_reused: 'Denne Idempotency-Key er allerede brukt med en annen forespørsel.',
   idempotency_key_in_progress: 'En forespørsel med denne Idempotency-Key behandles fortsatt.',
+  created_record_gone: 'Posten {id} som denne forespørselen opprettet, er slettet siden.',
   idempotency_key_invalid: '{name} må være 1 til 255 synlige ASCII-tegn.',
   app_password_read_only: 'Dette applikasjonspassordet kan bare lese.',
   app_password_not_found: 'Ingen applikasjonspassord med den uuid-en.',

@@ -87,6 +87,7 @@ export const nl: Catalogue = {
   precondition_failed: 'Het record is gewijzigd sinds de versie die in If-Match of If-Unmodified-Since is genoemd.',
   idempotency_key_reused: 'Deze Idempotency-Key is al gebruikt met een ander verzoek.',
   idempotency_key_in_progress: 'Een verzoek met deze Idempotency-Key wordt nog verwerkt.',
+  created_record_gone: 'Het record {id} dat dit verzoek heeft aangemaakt, is intussen verwijderd.',
   idempotency_key_invalid: '{name} moet uit 1 tot 255 zichtbare ASCII-tekens bestaan.',
   app_password_read_only: 'Dit applicatiewachtwoord mag alleen lezen.',
   app_password_not_found: 'Geen applicatiewachtwoord met die uuid.',

@@ -90,6 +90,7 @@ export const pl: Catalogue = {
   precondition_failed: 'Rekord zmienił się od wersji podanej w If-Match lub If-Unmodified-Since.',
   idempotency_key_reused: 'Ten Idempotency-Key został już użyty z innym żądaniem.',
   idempotency_key_in_progress: 'Żądanie z tym Idempotency-Key jest nadal przetwarzane.',
+  created_record_gone: 'Rekord {id} utworzony przez to żądanie został od tego czasu usunięty.',
   idempotency_key_invalid: '{name} musi mieć od 1 do 255 widocznych znaków ASCII.',
   app_password_read_only: 'To hasło aplikacji pozwala tylko na odczyt.',
   app_password_not_found: 'Brak hasła aplikacji o tym uuid.',

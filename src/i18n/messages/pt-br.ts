@@ -87,6 +87,7 @@ export const ptBr: Catalogue = {
   precondition_failed: 'O registro mudou desde a versão indicada em If-Match ou If-Unmodified-Since.',
   idempotency_key_reused: 'Esta Idempotency-Key já foi usada com uma requisição diferente.',
   idempotency_key_in_progress: 'Uma requisição com esta Idempotency-Key ainda está sendo processada.',
+  created_record_gone: 'O registro {id} criado por esta requisição foi excluído desde então.',
   idempotency_key_invalid: '{name} deve ter de 1 a 255 caracteres ASCII visíveis.',
   app_password_read_only: 'Esta senha de aplicativo só permite leitura.',
   app_password_not_found: 'Nenhuma senha de aplicativo com esse uuid.',

@@ -87,6 +87,7 @@ export const sv: Catalogue = {
   precondition_failed: 'Posten har ändrats sedan versionen som anges i If-Match eller If-Unmodified-Since.',
   idempotency_key_reused: 'Denna Idempotency-Key har redan använts med en annan begäran.',
   idempotency_key_in_progress: 'En begäran med denna Idempotency-Key behandlas fortfarande.',
+  created_record_gone: 'Posten {id} som denna begäran skapade har tagits bort sedan dess.',
   idempotency_key_invalid: '{name} måste vara 1 till 255 synliga ASCII-tecken.',
   app_password_read_only: 'Detta programlösenord får bara läsa.',
   app_password_not_found: 'Inget programlösenord med det uuid:t.',

@@ -1,6 +1,8 @@
 /**
  * The administrators' routes of webhook subscriptions: create, read, update, delete, ping, rotate the secret, list
  * deliveries with their attempts, retry one. Secrets leave the service only in the answers of create and rotate.
+ * Create, update, rotate and delete are audited in their transaction (the secret never: a rotation is recorded as
+ * `secret` changed, `[redacted]`).
  */
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
@@ -14,6 +16,9 @@ import { newMessageId } from '../outbox';
 import { acceptableUrl } from './address';
 import * as repo from './repository';
 import { newSecret, sealSecret } from './signing';
+import { audit, changes } from '../../audit/audit';
+import { caller } from '../../http/auth';
+import type { Caller } from '../../users/roles';
 
 /** How long the previous secret keeps signing after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -68,9 +73,11 @@ export const webhookHandlers = {
     const body = req.body as { url: string; events: string[]; active?: boolean; description?: string };
     const secret = newSecret();
     const at = utcNow();
-    const id = await repo.insertWebhook(db, {
-      url: checkedUrl(req, body.url), events: [...new Set(body.events)], active: body.active ?? true,
-      description: body.description ?? '', secret: sealed(req, secret), created_utc: at, modified_utc: at,
+    const fields = { url: checkedUrl(req, body.url), events: [...new Set(body.events)], active: body.active ?? true, description: body.description ?? '' };
+    const id = await db.transaction(async (trx) => {
+      const made = await repo.insertWebhook(trx, { ...fields, secret: sealed(req, secret), created_utc: at, modified_utc: at });
+      await audit(trx, caller(req) as Caller, 'create', 'webhook', made, changes(undefined, fields)); // never the secret
+      return made;
     });
     res.status(201).json(toWireWebhook(await webhookById(db, id), secret));
   },
@@ -90,22 +97,34 @@ export const webhookHandlers = {
       // switching a disabled subscription back on gives it a fresh start
       if (body.active && !row.active) Object.assign(values, { failing_since_utc: null, disabled_utc: null, disabled_reason: null });
     }
-    await repo.updateWebhook(db, row.id, values);
+    const { modified_utc: _modified, ...changed } = values;
+    await db.transaction(async (trx) => {
+      await repo.updateWebhook(trx, row.id, values);
+      await audit(trx, caller(req) as Caller, 'update', 'webhook', row.id, changes(row as unknown as Record<string, unknown>, changed));
+    });
     res.json(toWireWebhook(await webhookById(db, row.id)));
   },
   async deleteWebhook(req: Req<'deleteWebhook'>, res: Response) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
-    await repo.deleteWebhook(db, row.id);
+    await db.transaction(async (trx) => {
+      await repo.deleteWebhook(trx, row.id);
+      await audit(trx, caller(req) as Caller, 'delete', 'webhook', row.id, { url: { old: row.url }, events: { old: row.events } });
+    });
     res.json(toWireWebhook(row));
   },
   async rotateWebhookSecret(req: Req<'rotateWebhookSecret'>, res: Response) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     const secret = newSecret();
-    await repo.updateWebhook(db, row.id, {
-      secret: sealed(req, secret), previous_secret: row.secret,
-      previous_secret_until_utc: utcAt(now().getTime() + ROTATION_OVERLAP_MS), modified_utc: utcNow(),
+    const stored = sealed(req, secret);
+    await db.transaction(async (trx) => {
+      await repo.updateWebhook(trx, row.id, {
+        secret: stored, previous_secret: row.secret,
+        previous_secret_until_utc: utcAt(now().getTime() + ROTATION_OVERLAP_MS), modified_utc: utcNow(),
+      });
+      // recorded as changed, its values `[redacted]`
+      await audit(trx, caller(req) as Caller, 'update', 'webhook', row.id, changes({ secret: row.secret }, { secret: stored }));
     });
     res.json(toWireWebhook(await webhookById(db, row.id), secret));
   },

@@ -8,6 +8,8 @@ import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
+import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
+import { claimCreated } from '../../http/idempotency';
 import type { Caller } from '../../users/roles';
 import { renderContext } from '../posts/mapper';
 import type { Executor } from '../../db/knex';
@@ -32,12 +34,24 @@ function target(req: Req<ById> | Req<BySlug>): Promise<EventRow> {
   return 'id' in req.params ? service.eventById(db, req.params.id) : service.eventBySlug(db, req.params.slug);
 }
 
-async function send(req: Req<keyof HandlerTable>, res: Response, db: Executor, row: EventRow, status = 200, single = false): Promise<void> {
+/** One event in the wire shape, in the request's language (`single`: as a single read shows it, with `json_ld`). */
+async function wire(req: Req<keyof HandlerTable>, db: Executor, row: EventRow, single: boolean) {
   const language = requestLanguage(req);
   const [translated] = await translatePosts(db, [row], language);
   const relations = await loadRelations(db, [translated], language);
-  res.status(status).json(toWireEvent(renderContext(req), translated, relations, { single }));
+  return toWireEvent(renderContext(req), translated, relations, { single });
 }
+
+async function send(req: Req<keyof HandlerTable>, res: Response, db: Executor, row: EventRow, single = false): Promise<void> {
+  res.json(await wire(req, db, row, single));
+}
+
+/** An event as its create answers it (tec-compat: the full object without `json_ld`). */
+const renderCreated: RenderCreated = async (req, id) => {
+  const { db } = context(req);
+  const row = await repo.findEvent(db, id);
+  return row && wire(req, db, row, false);
+};
 
 async function reload(db: Executor, id: number): Promise<EventRow> {
   return (await repo.findEvent(db, id)) as EventRow;
@@ -81,8 +95,8 @@ const handlers = {
   },
   async create(req: Req<'createEvent'>, res: Response) {
     const { db, config } = context(req);
-    const id = await service.createEvent(db, config, caller(req) as Caller, req.body, requestLanguage(req));
-    await send(req, res, db, await reload(db, id), 201);
+    const id = await service.createEvent(db, config, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, { type: 'event', id: made }));
+    await sendCreated(req, res, { type: 'event', id }, renderCreated);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
     if (wantsCalendar(req)) return sendEventCalendar(req, res);
@@ -90,7 +104,7 @@ const handlers = {
     const password = 'password' in req.query ? req.query.password : undefined;
     service.assertReadable(row, caller(req), password);
     singleRecord(res, row);
-    await send(req, res, context(req).db, row, 200, true);
+    await send(req, res, context(req).db, row, true);
   },
   async update(req: Req<'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'>, res: Response) {
     const { db, config } = context(req);
@@ -122,3 +136,5 @@ export const eventHandlers = {
   patchEventBySlug: handlers.update,
   deleteEventBySlug: handlers.remove,
 } satisfies Partial<HandlerTable>;
+
+export const eventRenderers = { event: renderCreated } satisfies Partial<CreatedRenderers>;

@@ -32,6 +32,7 @@ import * as series from '../series/service';
 import * as repo from './repository';
 import type { EventFields, EventRow } from './repository';
 import { recordChange } from '../../integrations/outbox';
+import type { OnCreated } from '../../http/creates';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
 type Recurrence = series.RecurrenceInput | null | undefined;
@@ -65,7 +66,8 @@ export function assertReadable(row: EventRow, caller: Caller | undefined, passwo
   if (!unlocked(row, caller, password)) throw forbidden('event-password-protected', 'event_password_protected');
 }
 
-export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language): Promise<number> {
+/** Creates the event; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
+export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language, created?: OnCreated): Promise<number> {
   return transactionWithRetry(db, async (trx) => {
     const now = utcNow();
     const write = await prepare(trx, config, caller, body, undefined, language);
@@ -82,6 +84,7 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
     await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
     await audit(trx, caller, 'create', 'event', id, changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }));
     await recordChange(trx, 'event', id, 'created');
+    await created?.(trx, id);
     return id;
   });
 }
@@ -212,8 +215,8 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
   if (body.venue !== undefined) event.venue_id = await venueId(inline, body.venue);
   else if (!current) event.venue_id = null;
   const organizers = body.organizer === undefined ? undefined : await organizerIds(inline, body.organizer);
-  const categories = body.categories === undefined ? undefined : await termIds(trx, CATEGORIES, body.categories, language);
-  const tags = body.tags === undefined ? undefined : await termIds(trx, TAGS, body.tags, language);
+  const categories = body.categories === undefined ? undefined : await termIds(inline, CATEGORIES, body.categories);
+  const tags = body.tags === undefined ? undefined : await termIds(inline, TAGS, body.tags);
 
   const slugSource = body.slug ?? (current ? undefined : post.title);
   const slugBase = slugSource === undefined ? undefined : makeSlug(slugSource) || undefined;
@@ -268,9 +271,9 @@ type TermInput = components['schemas']['TermRefs'];
 
 /**
  * Terms by id, slug or name, as an array or a comma-separated string (tec-compat §4.4): unknown ids are skipped,
- * unknown names are created. `""` and `[]` clear.
+ * unknown names are created (inside the event's transaction, by its caller). `""` and `[]` clear.
  */
-async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInput, language: string): Promise<number[]> {
+async function termIds({ trx, caller, language }: Inline, info: TaxonomyInfo, input: TermInput): Promise<number[]> {
   const { taxonomy } = info;
   const items = (Array.isArray(input) ? input : String(input).split(',')).map((item) => String(item).trim()).filter(Boolean);
   const ids: number[] = [];
@@ -281,7 +284,7 @@ async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInp
       continue;
     }
     const found = await findTermForEvent(trx, taxonomy, item);
-    ids.push(found ?? (await createTermNamed(trx, info, item, language)));
+    ids.push(found ?? (await createTermNamed(trx, info, caller, item, language)));
   }
   return ids;
 }
@@ -289,7 +292,7 @@ async function termIds(trx: Knex.Transaction, info: TaxonomyInfo, input: TermInp
 type VenueInput = components['schemas']['VenueLink'];
 type OrganizerInput = components['schemas']['OrganizerLink'];
 
-/** What creating a venue or organizer inline needs: the event's transaction and its caller. */
+/** What creating a term, venue or organizer inline needs: the event's transaction and its caller. */
 interface Inline {
   trx: Knex.Transaction;
   config: Readonly<Config>;

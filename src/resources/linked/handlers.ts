@@ -8,6 +8,8 @@ import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../http/params';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
+import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
+import { claimCreated } from '../../http/idempotency';
 import type { Executor } from '../../db/knex';
 import type { Caller } from '../../users/roles';
 import { imagesByIds } from '../images/images';
@@ -33,12 +35,19 @@ function handlersFor(kind: LinkedKind) {
     const ctx = renderContext(req);
     return rows.map((row) => kind.toWire(ctx, row, images, withJsonLd));
   };
-  const send = async (req: AnyReq, res: Response, id: number, status = 200, withJsonLd = false) => {
+  const send = async (req: AnyReq, res: Response, id: number, withJsonLd = false) => {
     const { db } = context(req);
     const row = (await kind.load(db, [id])).get(id) as LinkedRow;
-    res.status(status).json((await wire(req, db, [row], withJsonLd))[0]);
+    res.json((await wire(req, db, [row], withJsonLd))[0]);
+  };
+  /** The record as its create answers it (without `json_ld`). */
+  const renderCreated: RenderCreated = async (req, id) => {
+    const { db } = context(req);
+    const row = (await kind.load(db, [id])).get(id);
+    return row && (await wire(req, db, [row], false))[0];
   };
   return {
+    renderCreated,
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
       const { db, config } = context(req);
       const page = paging(req.query);
@@ -50,14 +59,15 @@ function handlersFor(kind: LinkedKind) {
     },
     async create(req: Op<'createVenue', 'createOrganizer'>, res: Response) {
       const { db, config } = context(req);
-      const id = await service.createLinked(db, config, kind, caller(req) as Caller, req.body, requestLanguage(req));
-      await send(req, res, id, 201);
+      const created = (id: number): Created => ({ type: kind.type, id });
+      const id = await service.createLinked(db, config, kind, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, created(made)));
+      await sendCreated(req, res, created(id), renderCreated);
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
       const row = await target(req);
       service.assertReadable(kind, row, caller(req));
       singleRecord(res, row);
-      await send(req, res, row.id, 200, true);
+      await send(req, res, row.id, true);
     },
     async update(req: AnyReq, res: Response) {
       const { db, config } = context(req);
@@ -104,3 +114,5 @@ export const linkedHandlers = {
   patchOrganizerBySlug: organizers.update,
   deleteOrganizerBySlug: organizers.remove,
 } satisfies Partial<HandlerTable>;
+
+export const linkedRenderers = { venue: venues.renderCreated, organizer: organizers.renderCreated } satisfies Partial<CreatedRenderers>;

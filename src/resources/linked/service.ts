@@ -27,6 +27,7 @@ import * as repo from './repository';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
 import { recordChange, recordChanges } from '../../integrations/outbox';
+import type { OnCreated } from '../../http/creates';
 
 export type LinkedWrite = Record<string, unknown>;
 
@@ -53,10 +54,14 @@ export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller 
 
 /**
  * Creates the record, or reuses a duplicate (same name, and the same value of each duplicate field sent) and writes
- * the sent fields onto it.
+ * the sent fields onto it; `created` (the request's hook, http/creates.ts) is told its id inside the transaction.
  */
-export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
-  return transactionWithRetry(db, (trx) => createLinkedIn(trx, config, kind, caller, body, language));
+export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language, created?: OnCreated): Promise<number> {
+  return transactionWithRetry(db, async (trx) => {
+    const id = await createLinkedIn(trx, config, kind, caller, body, language);
+    await created?.(trx, id);
+    return id;
+  });
 }
 
 /** The same inside a running transaction (an event write creating its venue or organizers inline). */

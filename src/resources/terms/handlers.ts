@@ -6,11 +6,14 @@ import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
+import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
+import { claimCreated } from '../../http/idempotency';
+import { resourceOf } from './service';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
-import { toWireTerm, termUrls } from './mapper';
+import { toWireTerm } from './mapper';
 import * as service from './service';
-import type { TermRow } from './repository';
+import { findTerm, type TermRow } from './repository';
 import { translateTerms } from '../translations';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from './taxonomies';
 
@@ -21,15 +24,22 @@ function handlersFor(info: TaxonomyInfo) {
   const wire = async (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
     (await translateTerms(context(req).db, rows, requestLanguage(req))).map((row) => toWireTerm(req, info, row));
   const one = async (req: Req<keyof HandlerTable, keyof HandlerTable>, row: TermRow) => (await wire(req, [row]))[0];
+  /** The term as its create answers it (as every single read does). */
+  const renderCreated: RenderCreated = async (req, id) => {
+    const row = await findTerm(context(req).db, info.taxonomy, id);
+    return row && one(req, row);
+  };
   return {
+    renderCreated,
     async list(req: Req<'listCategories', 'listTags'>, res: Response) {
       const page = paging(req.query);
       const { rows, total } = await service.listTerms(context(req).db, info, req.query, page, requestLanguage(req));
       sendList(req, res, { key: info.key, items: await wire(req, rows), total, paging: page });
     },
     async create(req: Req<'createCategory', 'createTag'>, res: Response) {
-      const term = await service.createTerm(context(req).db, info, caller(req) as Caller, req.body, requestLanguage(req));
-      res.status(201).location(termUrls(req, info, term).self).json(await one(req, term));
+      const created = (id: number): Created => ({ type: resourceOf(info), id });
+      const term = await service.createTerm(context(req).db, info, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, created(made)));
+      await sendCreated(req, res, created(term.id), renderCreated);
     },
     async get(req: Req<'getCategory', 'getTag'>, res: Response) {
       const term = await service.getTerm(context(req).db, info, req.params.id);
@@ -64,3 +74,5 @@ export const termHandlers = {
   patchTag: tags.update,
   deleteTag: tags.remove,
 } satisfies Partial<HandlerTable>;
+
+export const termRenderers = { category: categories.renderCreated, tag: tags.renderCreated } satisfies Partial<CreatedRenderers>;

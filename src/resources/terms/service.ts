@@ -8,7 +8,7 @@ import type { Db, Executor } from '../../db/knex';
 import { lockFor, transactionWithRetry } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../http/errors';
 import { assertPrecondition, type Precondition } from '../../http/preconditions';
-import { audit, changes as diff, type Resource } from '../../audit/audit';
+import { audit, changes as diff } from '../../audit/audit';
 import type { Caller } from '../../users/roles';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
@@ -22,6 +22,7 @@ import { splitTermWrite } from '../translations';
 import { prepareSearch } from '../../search/predicate';
 import { syncSearch } from '../../search/documents';
 import { recordChange, recordChanges, termResource } from '../../integrations/outbox';
+import type { OnCreated } from '../../http/creates';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -66,7 +67,8 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, languag
   };
 }
 
-export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, body: TermWrite, language: string): Promise<TermRow> {
+/** Creates the term; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
+export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, body: TermWrite, language: string, created?: OnCreated): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const name = requiredName(body.name ?? '');
     await lockFor(trx, `terms:${info.taxonomy}`); // the name check and the insert, one writer at a time
@@ -84,6 +86,7 @@ export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, bod
     await syncSearch(trx, 'terms', [id]);
     await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
     await recordChange(trx, termResource(info.taxonomy), id, 'created');
+    await created?.(trx, id);
     return getTerm(trx, info, id);
   });
 }
@@ -132,7 +135,7 @@ export async function deleteTerm(db: Db, info: TaxonomyInfo, caller: Caller, id:
   });
 }
 
-function resourceOf(info: TaxonomyInfo): Resource {
+export function resourceOf(info: TaxonomyInfo): 'category' | 'tag' {
   return info.taxonomy === 'post_tag' ? 'tag' : 'category';
 }
 
@@ -148,14 +151,19 @@ function slugFrom(text: string): string {
   return slug;
 }
 
-/** A new top-level term named `name` (events create terms by name, tec-compat §4.4). */
-export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, name: string, language: string): Promise<number> {
+/**
+ * A new top-level term named `name` (events create terms by name, tec-compat §4.4), in the event write's
+ * transaction, audited as a create of its own by the event's writer.
+ */
+export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, caller: Caller, name: string, language: string): Promise<number> {
   await lockFor(trx, `terms:${info.taxonomy}`);
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
-  const id = await repo.insertTerm(trx, info.taxonomy, { name: sanitizeText(name), slug, description: '', parent: 0, language });
+  const values = { name: sanitizeText(name), slug, description: '', parent: 0, language };
+  const id = await repo.insertTerm(trx, info.taxonomy, values);
   await syncSearch(trx, 'terms', [id]);
+  await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
   await recordChange(trx, termResource(info.taxonomy), id, 'created');
   return id;
 }

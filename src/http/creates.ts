@@ -1,0 +1,55 @@
+/**
+ * What the five creates share (events, venues, organizers, categories, tags): how they answer (201, `Location` for
+ * terms, the record as a create renders it) and the hook their service calls inside the create's transaction with the id it
+ * made, which `claimCreated` (http/idempotency.ts) writes onto the request's `Idempotency-Key` claim. A replay whose
+ * stored answer was lost renders the record again with the same renderer, so both answers have one shape.
+ */
+import type { Knex } from 'knex';
+import type { Response } from 'express';
+import type { OperationId, TypedRequest } from './handler';
+import { ApiError } from './errors';
+import { restRoot } from './urls';
+
+export type CreatedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+
+/** A record a create made (or, for venues and organizers, the duplicate it reused). */
+export interface Created {
+  type: CreatedType;
+  id: number;
+}
+
+/** Any operation's request (what rendering reads of it is common to all). */
+export type AnyRequest = TypedRequest<OperationId>;
+
+/** The record as its create answers it, for the request's caller and language; undefined when it no longer exists. */
+export type RenderCreated = (req: AnyRequest, id: number) => Promise<object | undefined>;
+
+/** One renderer per kind of record (a missing one fails type-checking). */
+export type CreatedRenderers = Record<CreatedType, RenderCreated>;
+
+/** Called by a create service inside its transaction, once, with the id of the record the request made. */
+export type OnCreated = (trx: Knex.Transaction, id: number) => Promise<void>;
+
+/**
+ * The collections whose creates answer `Location`: categories and tags, as WordPress does for terms; events, venues
+ * and organizers send none, as the plugin (tec-compat §7.1).
+ */
+const LOCATED: Partial<Record<CreatedType, string>> = { category: 'categories', tag: 'tags' };
+
+/** The `Location` a create answers: the record's REST URL, or null for the kinds that send none. */
+export function createdLocation(req: AnyRequest, { type, id }: Created): string | null {
+  const collection = LOCATED[type];
+  return collection === undefined ? null : `${restRoot(req)}/${collection}/${id}`;
+}
+
+/**
+ * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the record rendered.
+ * A record deleted since it was made (a replay of an old create) is 410 `rest_created_record_gone`.
+ */
+export async function sendCreated(req: AnyRequest, res: Response, created: Created, render: RenderCreated, location = createdLocation(req, created)): Promise<void> {
+  const body = await render(req, created.id);
+  if (body === undefined) throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
+  res.status(201);
+  if (location !== null) res.setHeader('Location', location);
+  res.json(body);
+}
