@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from './knex';
 import { now } from '../domain/clock';
+import { groupedTransaction } from './group-commit';
 
 export function isPostgres(db: Executor): boolean {
   return db.client.config.client === 'pg';
@@ -87,13 +88,14 @@ export async function lockRows(trx: Knex.Transaction, table: string, ids: number
 }
 
 /**
- * Runs `work` in a transaction, again (up to `attempts` times) when it loses a race on a unique or foreign-key
- * constraint: the next attempt sees the winner's row, or the missing one, and answers accordingly.
+ * Runs `work` in a transaction (on SQLite grouped with concurrent writes: db/group-commit.ts), again (up to
+ * `attempts` times) when it loses a race on a unique or foreign-key constraint: the next attempt sees the winner's
+ * row, or the missing one, and answers accordingly.
  */
 export async function transactionWithRetry<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await (isPostgres(db) ? db.transaction(work) : groupedTransaction(db, work));
     } catch (err) {
       if (attempt >= attempts || !(isUniqueViolation(err) || isTransient(err))) throw err;
     }
