@@ -65,10 +65,10 @@ async function main(): Promise<void> {
     const files = [path.join(dir, 'from-sqlite.jsonl'), path.join(dir, 'from-postgres.jsonl')];
     const steps: Step[] = [];
     const heapBefore = Math.round(process.memoryUsage().heapUsed / MiB);
-    steps.push(await measure('export SQLite', () => exportToFile(sqlite, files[0], { progress: terminalProgress('export') }), files[0]));
-    steps.push(await measure('import into PostgreSQL', () => importDump(pg, fs.createReadStream(files[0]), { progress: terminalProgress('import') })));
-    steps.push(await measure('export PostgreSQL', () => exportToFile(pg, files[1], { progress: terminalProgress('export') }), files[1]));
-    steps.push(await measure('import into SQLite', () => importDump(back, fs.createReadStream(files[1]), { progress: terminalProgress('import') })));
+    steps.push(await measure('export SQLite', () => exportToFile(sqlite, files[0], { progress: terminalProgress() }), files[0]));
+    steps.push(await measure('import into PostgreSQL', () => importDump(pg, fs.createReadStream(files[0]), { progress: terminalProgress() })));
+    steps.push(await measure('export PostgreSQL', () => exportToFile(pg, files[1], { progress: terminalProgress() }), files[1]));
+    steps.push(await measure('import into SQLite', () => importDump(back, fs.createReadStream(files[1]), { progress: terminalProgress() })));
     const same = fs.readFileSync(files[0]).equals(fs.readFileSync(files[1]));
     console.table(steps);
     console.log(JSON.stringify({ events: EVENTS, heapBeforeMiB: heapBefore, dumpsIdentical: same, steps }));

@@ -74,8 +74,34 @@ function summarise(profile: Profile): void {
       console.log(`${((100 * count) / total).toFixed(1).padStart(5)} %  ${name}`);
     }
   };
+  show('self time by area', byArea(profile, hits), 12);
   show('self time by package', byPackage, 15);
   show('self time by function', byFunction, 25);
+}
+
+
+/** What a request's time goes to, by the code the samples fall in (bench/README.md, "Where the time goes"). */
+const AREAS: Array<[string, (fn: string, url: string) => boolean]> = [
+  ['garbage collection', (fn) => fn === '(garbage collector)'],
+  ['database (SQL, driver, Knex)', (fn, url) => /runSqlite|runPostgres/.test(fn) || /node_modules\/(knex|better-sqlite3|pg|pg-protocol|tarn)\/|\/src\/db\//.test(url)],
+  ['request validation', (_fn, url) => /express-openapi-validator|ajv|json-schema-traverse|fast-uri|validator-routes/.test(url)],
+  ['Express, router, middleware', (_fn, url) => /node_modules\/(express|router|path-to-regexp|body-parser|qs|content-type|type-is|mime|send|cors|helmet|on-finished|vary|accepts|negotiator|parseurl)/.test(url)],
+  ['rendering (mappers, dates, JSON)', (fn, url) => fn === 'stringify' || /mapper|luxon|dates\.js|cost\.js|paging|i18n|translations/.test(url)],
+  ['metrics and logging', (_fn, url) => /prom-client|metrics\.js|request-log|pino|logger/.test(url)],
+  ['Node HTTP and sockets', (fn, url) => url.startsWith('node:') || (!url && /writev|writeBuffer|writeUtf8String|\(program\)/.test(fn))],
+  ['service: handlers, auth, caching', (_fn, url) => /\/dist\/src\//.test(url)],
+];
+
+function byArea(profile: Profile, hits: Map<number, number>): Map<string, number> {
+  const areas = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const count = hits.get(node.id) ?? 0;
+    const { functionName, url } = node.callFrame;
+    if (!count || functionName === '(idle)') continue;
+    const area = AREAS.find(([, test]) => test(functionName, url))?.[0] ?? 'other';
+    areas.set(area, (areas.get(area) ?? 0) + count);
+  }
+  return areas;
 }
 
 main().catch((err: unknown) => { console.error(err); process.exitCode = 1; });
