@@ -40,12 +40,17 @@ async function drain(db: Knex, queue: Queued[]): Promise<void> {
     while (queue.length) {
       const group = queue.splice(0, MAX_GROUP);
       const outcomes = await commitGroup(db, group);
-      group.forEach((item, i) => { const o = outcomes[i]; if (o?.ok) item.resolve(o.value); else if (o) item.reject(o.err); });
+      group.forEach((item, i) => settle(item, outcomes[i]));
       queue.unshift(...group.slice(outcomes.length)); // not run: behind a failure
     }
   } finally {
     queues.delete(db);
   }
+}
+
+function settle(item: Queued, outcome: Outcome | undefined): void {
+  if (outcome?.ok) item.resolve(outcome.value);
+  else if (outcome) item.reject(outcome.err);
 }
 
 /**

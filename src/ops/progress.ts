@@ -19,9 +19,8 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): P
   return {
     start(label, total) {
       bar?.stop();
-      bar = new SingleBar({
-        format: `${label.padEnd(12)} [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted}`, stream, hideCursor: true, etaBuffer: 50,
-      }, Presets.shades_classic);
+      const format = `${label.padEnd(12)} [{bar}] {percentage}% | {value}/{total} | ETA {eta_formatted}`;
+      bar = new SingleBar({ format, stream, hideCursor: true, etaBuffer: 50 }, Presets.shades_classic);
       bar.start(total, 0);
     },
     advance(items = 1) { bar?.increment(items); },

@@ -58,7 +58,8 @@ export interface SearchQuery {
 export async function prepareSearch(db: Executor, kind: SearchKind, search: string, language: string): Promise<SearchQuery | undefined> {
   const fragments = searchFragments(search, RULES[kind].fragments);
   if (!fragments.length) return undefined;
-  const resolved = isPostgres(db) ? { kind, language, fragments, unsettled: fragments } : await resolveFts(db, kind, language, fragments);
+  const resolved = isPostgres(db) ? { kind, language, fragments, unsettled: fragments }
+    : await resolveFts(db, kind, language, fragments);
   if (resolved.fts === false) return resolved;
   const matches = await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1) as Array<{ record_id: unknown }>;
   return matches.length > FEW_MATCHES ? resolved : { ...resolved, ids: matches.map((row) => toNumber(row.record_id)) };

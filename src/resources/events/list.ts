@@ -37,7 +37,8 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   const filters: EventFilters = {
     statuses,
     readable: needsReadableFilter(caller)
-      ? (query, { e = 'e', p = 'p' } = { p: 'p' }) => whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
+      ? (query, { e = 'e', p = 'p' } = { p: 'p' }) =>
+        whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
       : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now, window)),
   };

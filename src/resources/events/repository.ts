@@ -175,7 +175,8 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   q.where(`${e}.hide_from_listings`, false).whereIn(`${e}.status`, f.statuses);
   if (f.readable) f.readable(q, { e, p });
   if (f.startFrom) q.where(`${e}.start_utc`, '>=', f.startFrom);
-  if (f.endTo) q.where(`${e}.end_utc`, '<=', f.endTo).where(`${e}.start_utc`, '<=', f.endTo); // implied: lets the list index bound the range
+  // the implied start bound lets the list index bound the range
+  if (f.endTo) q.where(`${e}.end_utc`, '<=', f.endTo).where(`${e}.start_utc`, '<=', f.endTo);
   if (f.startsBefore) q.where(`${e}.start_utc`, '<', f.startsBefore);
   if (f.startsAfter) q.where(`${e}.start_utc`, '>', f.startsAfter);
   if (f.endsBefore) q.where(`${e}.end_utc`, '<', f.endsBefore).where(`${e}.start_utc`, '<', f.endsBefore);
@@ -186,10 +187,13 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   }
   if (f.venueIds) q.whereIn(`${e}.venue_id`, f.venueIds);
   // the organizers' events (a few hundred) drive the plan, rather than every event of the window
-  if (f.organizerIds) q.whereIn(`${e}.post_id`, db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
+  if (f.organizerIds) {
+    q.whereIn(`${e}.post_id`, db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
+  }
   if (f.featured !== undefined) q.where(`${e}.featured`, f.featured);
   if (f.geolocated !== undefined) {
-    const located = db('venues as v').whereRaw('v.post_id = ??', [`${e}.venue_id`]).whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
+    const located = db('venues as v').whereRaw('v.post_id = ??', [`${e}.venue_id`])
+      .whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
     if (f.geolocated) q.whereExists(located);
     else q.whereNotExists(located);
   }
@@ -198,7 +202,8 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   if (f.unprotected) q.where(`${p}.password`, '');
   if (f.seriesId !== undefined) {
     const id = f.seriesId;
-    q.where((w) => { w.where(`${e}.post_id`, id).orWhereIn(`${e}.post_id`, db('series_occurrences').where('series_id', id).select('event_id')); });
+    const members = db('series_occurrences').where('series_id', id).select('event_id');
+    q.where((w) => { w.where(`${e}.post_id`, id).orWhereIn(`${e}.post_id`, members); });
   }
   if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f, { e, p }));
   return q;
