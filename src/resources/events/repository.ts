@@ -7,7 +7,7 @@ import { venuesInBox } from '../../db/geo';
 import { listTotal } from '../../db/counts';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
-import type { ReadableFilter } from '../posts/modified';
+import type { ListTables, ReadableFilter } from '../posts/modified';
 
 export interface EventFields {
   status: string;
@@ -162,7 +162,7 @@ export function listQueries(db: Executor, f: EventFilters): { page: () => Knex.Q
 }
 
 /** The aliases of the events row and the posts row in a list query (its subqueries use others). */
-interface Tables { e: string; p: string }
+type Tables = Required<ListTables>;
 const LIST: Tables = { e: 'e', p: 'p' };
 
 /** `events`, joined with `posts` only when a filter reads the post. */
