@@ -21,7 +21,12 @@ declare module 'autocannon' {
     warmup?: { connections?: number; duration?: number };
   }
 
-  interface Histogram { average: number; p50: number; p99: number; [key: string]: number }
+  interface Histogram {
+    average: number;
+    p50: number;
+    p99: number;
+    [key: string]: number;
+  }
 
   interface Result {
     requests: Histogram & { total: number; sent: number };

@@ -20,9 +20,20 @@ const EVENTS = Number(process.env.DUMP_EVENTS ?? 100_000);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const MiB = 1024 * 1024;
 
-interface Step { step: string; seconds: number; rows: number; peakHeapMiB: number; peakRssMiB: number; fileMiB?: number }
+interface Step {
+  step: string;
+  seconds: number;
+  rows: number;
+  peakHeapMiB: number;
+  peakRssMiB: number;
+  fileMiB?: number;
+}
 
-async function measure(step: string, work: () => Promise<Record<string, { rows: number }>>, file?: string): Promise<Step> {
+async function measure(
+  step: string,
+  work: () => Promise<Record<string, { rows: number }>>,
+  file?: string,
+): Promise<Step> {
   global.gc?.();
   let peakHeap = process.memoryUsage().heapUsed;
   let peakRss = process.memoryUsage().rss;
@@ -53,7 +64,11 @@ async function main(): Promise<void> {
   const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
   await admin.raw('create schema ??', [schema]);
   const dbs: Db[] = [];
-  const open = (url: string, options = {}) => { const db = createDb(url, options); dbs.push(db); return db; };
+  const open = (url: string, options = {}) => {
+    const db = createDb(url, options);
+    dbs.push(db);
+    return db;
+  };
   try {
     const sqlite = open(`sqlite:${path.join(dir, 'source.sqlite')}`);
     process.stderr.write(`seeding ${EVENTS} events into SQLite…\n`);
@@ -65,10 +80,22 @@ async function main(): Promise<void> {
     const files = [path.join(dir, 'from-sqlite.jsonl'), path.join(dir, 'from-postgres.jsonl')];
     const steps: Step[] = [];
     const heapBefore = Math.round(process.memoryUsage().heapUsed / MiB);
-    steps.push(await measure('export SQLite', () => exportToFile(sqlite, files[0], { progress: terminalProgress() }), files[0]));
-    steps.push(await measure('import into PostgreSQL', () => importDump(pg, fs.createReadStream(files[0]), { progress: terminalProgress() })));
-    steps.push(await measure('export PostgreSQL', () => exportToFile(pg, files[1], { progress: terminalProgress() }), files[1]));
-    steps.push(await measure('import into SQLite', () => importDump(back, fs.createReadStream(files[1]), { progress: terminalProgress() })));
+    steps.push(
+      await measure('export SQLite', () => exportToFile(sqlite, files[0], { progress: terminalProgress() }), files[0]),
+    );
+    steps.push(
+      await measure('import into PostgreSQL', () =>
+        importDump(pg, fs.createReadStream(files[0]), { progress: terminalProgress() }),
+      ),
+    );
+    steps.push(
+      await measure('export PostgreSQL', () => exportToFile(pg, files[1], { progress: terminalProgress() }), files[1]),
+    );
+    steps.push(
+      await measure('import into SQLite', () =>
+        importDump(back, fs.createReadStream(files[1]), { progress: terminalProgress() }),
+      ),
+    );
     const same = fs.readFileSync(files[0]).equals(fs.readFileSync(files[1]));
     console.table(steps);
     console.log(JSON.stringify({ events: EVENTS, heapBeforeMiB: heapBefore, dumpsIdentical: same, steps }));

@@ -42,17 +42,28 @@ async function main(): Promise<void> {
   const startedBare = process.cpuUsage();
   for (let i = 0; i < REQUESTS; i++) {
     const res = Object.assign(new EventEmitter(), { statusCode: 200, locals: { operation } });
-    for (let q = 0; q < QUERIES_PER_REQUEST; q++) { bare.emit('query', {}); bare.emit('query-response', [], {}); }
+    for (let q = 0; q < QUERIES_PER_REQUEST; q++) {
+      bare.emit('query', {});
+      bare.emit('query-response', [], {});
+    }
     res.emit('finish');
   }
   const bareCpu = process.cpuUsage(startedBare);
   const bareUs = (bareCpu.user + bareCpu.system) / REQUESTS;
-  console.log(JSON.stringify({
-    requests: REQUESTS, queriesPerRequest: QUERIES_PER_REQUEST, wallMs: Math.round(performance.now() - wall),
-    cpuMicrosecondsPerRequest: +perRequestUs.toFixed(2), simulationOnlyMicroseconds: +bareUs.toFixed(2),
-    metricsMicrosecondsPerRequest: +(perRequestUs - bareUs).toFixed(2),
-  }));
+  console.log(
+    JSON.stringify({
+      requests: REQUESTS,
+      queriesPerRequest: QUERIES_PER_REQUEST,
+      wallMs: Math.round(performance.now() - wall),
+      cpuMicrosecondsPerRequest: +perRequestUs.toFixed(2),
+      simulationOnlyMicroseconds: +bareUs.toFixed(2),
+      metricsMicrosecondsPerRequest: +(perRequestUs - bareUs).toFixed(2),
+    }),
+  );
   await db.destroy();
 }
 
-main().catch((err: unknown) => { console.error(err); process.exit(1); });
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

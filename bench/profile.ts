@@ -14,8 +14,17 @@ import { ADMIN } from './seed';
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(__dirname, 'results', 'profiles');
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
-interface Profile { nodes: ProfileNode[]; samples: number[]; startTime: number; endTime: number }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  startTime: number;
+  endTime: number;
+}
 
 async function main(): Promise<void> {
   const [url, target, seconds = '10', method = 'GET', body] = process.argv.slice(2);
@@ -23,28 +32,54 @@ async function main(): Promise<void> {
   fs.mkdirSync(DIR, { recursive: true });
   const before = new Set(fs.readdirSync(DIR));
   const port = await new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
   });
   const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', DIR, 'dist/src/server.js'], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: 'inherit',
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'inherit',
   });
   for (let i = 0; i < 600; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break; } catch { /* starting */ }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+    } catch {
+      /* starting */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
-  if (method !== 'GET') headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  if (method !== 'GET')
+    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
   let serial = 0;
   const ids = (process.env.IDS ?? '1').split(','); // what `{n}` in PATH stands for, one picked per request
   // IF_NONE_MATCH=1: the ETag of the first id's answer in If-None-Match (the 304 path)
-  if (process.env.IF_NONE_MATCH) headers['if-none-match'] = (await fetch(`http://127.0.0.1:${port}${target.replace('{n}', ids[0])}`)).headers.get('etag') ?? '';
+  if (process.env.IF_NONE_MATCH)
+    headers['if-none-match'] =
+      (await fetch(`http://127.0.0.1:${port}${target.replace('{n}', ids[0])}`)).headers.get('etag') ?? '';
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}`, connections: 10, duration: Number(seconds), method: method as 'GET', headers,
-    requests: [{ setupRequest: (r) => ({ ...r, path: target.replace('{n}', String(ids[Math.floor(Math.random() * ids.length)])),
-      body: body?.replace('{serial}', String(++serial)) }) }],
+    url: `http://127.0.0.1:${port}`,
+    connections: 10,
+    duration: Number(seconds),
+    method: method as 'GET',
+    headers,
+    requests: [
+      {
+        setupRequest: (r) => ({
+          ...r,
+          path: target.replace('{n}', String(ids[Math.floor(Math.random() * ids.length)])),
+          body: body?.replace('{serial}', String(++serial)),
+        }),
+      },
+    ],
   });
   console.log(`${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}`);
-  await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGINT'); });
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT');
+  });
   const file = fs.readdirSync(DIR).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no profile written');
   summarise(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Profile);
@@ -62,10 +97,23 @@ function summarise(profile: Profile): void {
     if (!count) continue;
     const { functionName, url, lineNumber } = node.callFrame;
     const where = url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
-    const name = `${functionName || '(anonymous)'} ${where ? `${where.split('node_modules/').pop()}:${lineNumber + 1}` : ''}`.trim();
+    const name =
+      `${functionName || '(anonymous)'} ${where ? `${where.split('node_modules/').pop()}:${lineNumber + 1}` : ''}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + count);
-    const pkg = where.includes('node_modules/') ? where.split('node_modules/').pop()!.split('/').slice(0, where.includes('node_modules/@') ? 2 : 1).join('/')
-      : where.startsWith('node:') ? 'node core' : where.startsWith('dist/') ? 'service' : functionName.startsWith('(') ? functionName : 'other';
+    const pkg = where.includes('node_modules/')
+      ? where
+          .split('node_modules/')
+          .pop()!
+          .split('/')
+          .slice(0, where.includes('node_modules/@') ? 2 : 1)
+          .join('/')
+      : where.startsWith('node:')
+        ? 'node core'
+        : where.startsWith('dist/')
+          ? 'service'
+          : functionName.startsWith('(')
+            ? functionName
+            : 'other';
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + count);
   }
   const show = (title: string, map: Map<string, number>, n: number) => {
@@ -79,16 +127,35 @@ function summarise(profile: Profile): void {
   show('self time by function', byFunction, 25);
 }
 
-
 /** What a request's time goes to, by the code the samples fall in (bench/README.md, "Where the time goes"). */
 const AREAS: Array<[string, (fn: string, url: string) => boolean]> = [
   ['garbage collection', (fn) => fn === '(garbage collector)'],
-  ['database (SQL, driver, Knex)', (fn, url) => /runSqlite|runPostgres/.test(fn) || /node_modules\/(knex|better-sqlite3|pg|pg-protocol|tarn)\/|\/src\/db\//.test(url)],
-  ['request validation', (_fn, url) => /express-openapi-validator|ajv|json-schema-traverse|fast-uri|validator-routes/.test(url)],
-  ['Express, router, middleware', (_fn, url) => /node_modules\/(express|router|path-to-regexp|body-parser|qs|content-type|type-is|mime|send|cors|helmet|on-finished|vary|accepts|negotiator|parseurl)/.test(url)],
-  ['rendering (mappers, dates, JSON)', (fn, url) => fn === 'stringify' || /mapper|luxon|dates\.js|cost\.js|paging|i18n|translations/.test(url)],
+  [
+    'database (SQL, driver, Knex)',
+    (fn, url) =>
+      /runSqlite|runPostgres/.test(fn) ||
+      /node_modules\/(knex|better-sqlite3|pg|pg-protocol|tarn)\/|\/src\/db\//.test(url),
+  ],
+  [
+    'request validation',
+    (_fn, url) => /express-openapi-validator|ajv|json-schema-traverse|fast-uri|validator-routes/.test(url),
+  ],
+  [
+    'Express, router, middleware',
+    (_fn, url) =>
+      /node_modules\/(express|router|path-to-regexp|body-parser|qs|content-type|type-is|mime|send|cors|helmet|on-finished|vary|accepts|negotiator|parseurl)/.test(
+        url,
+      ),
+  ],
+  [
+    'rendering (mappers, dates, JSON)',
+    (fn, url) => fn === 'stringify' || /mapper|luxon|dates\.js|cost\.js|paging|i18n|translations/.test(url),
+  ],
   ['metrics and logging', (_fn, url) => /prom-client|metrics\.js|request-log|pino|logger/.test(url)],
-  ['Node HTTP and sockets', (fn, url) => url.startsWith('node:') || (!url && /writev|writeBuffer|writeUtf8String|\(program\)/.test(fn))],
+  [
+    'Node HTTP and sockets',
+    (fn, url) => url.startsWith('node:') || (!url && /writev|writeBuffer|writeUtf8String|\(program\)/.test(fn)),
+  ],
   ['service: handlers, auth, caching', (_fn, url) => /\/dist\/src\//.test(url)],
 ];
 
@@ -104,4 +171,7 @@ function byArea(profile: Profile, hits: Map<number, number>): Map<string, number
   return areas;
 }
 
-main().catch((err: unknown) => { console.error(err); process.exitCode = 1; });
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -29,8 +29,12 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const BASELINE_DURATION = Number(process.env.BENCH_BASELINE_DURATION ?? 3);
 const README = path.join(__dirname, 'README.md');
 /** Writes the results into bench/README.md: by default only for a full run (both engines, the default sizes). */
-const WRITE_README = process.env.BENCH_README ? process.env.BENCH_README === '1'
-  : !process.env.BENCH_ENGINES && !process.env.BENCH_SIZES && !process.env.BENCH_SCENARIOS && process.env.BENCH_SERIES !== '0';
+const WRITE_README = process.env.BENCH_README
+  ? process.env.BENCH_README === '1'
+  : !process.env.BENCH_ENGINES &&
+    !process.env.BENCH_SIZES &&
+    !process.env.BENCH_SCENARIOS &&
+    process.env.BENCH_SERIES !== '0';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SQLITE_ANALYZE = process.env.BENCH_SQLITE_ANALYZE !== '0';
@@ -67,13 +71,25 @@ const ALL_SCENARIOS: Scenario[] = [
   { name: 'list categories+search', path: (f) => `${NS}/events?categories=${f.categoryId}&search=${f.searchWord}` },
   { name: 'list search', path: (f) => `${NS}/events?search=${f.searchWord}` },
   { name: 'list search rare', path: (f) => `${NS}/events?search=${f.rareWord}` },
-  { name: 'list by geolocation', path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25` },
+  {
+    name: 'list by geolocation',
+    path: (f) => `${NS}/events?geoloc_lat=${f.geoCenter.lat}&geoloc_lng=${f.geoCenter.lng}&geoloc_radius=25`,
+  },
   { name: 'list by venue', path: (f) => `${NS}/events?venue=${pick(f.venueIds)}` },
   { name: 'list by organizer', path: (f) => `${NS}/events?organizer=${pick(f.organizerIds)}` },
   { name: 'venues', path: () => `${NS}/venues` },
   { name: 'organizers', path: () => `${NS}/organizers` },
-  { name: 'create', method: 'POST', auth: true, path: () => `${NS}/events`, // unique titles: the write path, not slug races
-    body: () => ({ title: `Bench event ${++serial}`, start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 12:00:00' }) },
+  {
+    name: 'create',
+    method: 'POST',
+    auth: true,
+    path: () => `${NS}/events`, // unique titles: the write path, not slug races
+    body: () => ({
+      title: `Bench event ${++serial}`,
+      start_date: '2030-01-01 10:00:00',
+      end_date: '2030-01-01 12:00:00',
+    }),
+  },
 ];
 /** BENCH_SCENARIOS=name,name: only those (the baselines always run). */
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
@@ -115,36 +131,52 @@ const stopping = new WeakSet<ChildProcess>();
 /** Registers `task` for the final cleanup and returns it to run earlier (once). */
 function onCleanup(task: () => unknown): () => Promise<void> {
   cleanups.add(task);
-  return async () => { if (cleanups.delete(task)) await task(); };
+  return async () => {
+    if (cleanups.delete(task)) await task();
+  };
 }
 
 async function cleanUp(): Promise<void> {
   for (const task of [...cleanups].reverse()) {
     cleanups.delete(task);
-    try { await task(); } catch (err) { console.error('cleanup failed:', err); }
+    try {
+      await task();
+    } catch (err) {
+      console.error('cleanup failed:', err);
+    }
   }
 }
 
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => { console.error(`\n${signal}: cleaning up`); void cleanUp().finally(() => process.exit(130)); });
+  process.on(signal, () => {
+    console.error(`\n${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
 }
 
 // ---- processes
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    }).on('error', reject);
+    const server = net
+      .createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
 async function start(script: string, port: number, env: Record<string, string>, log: string): Promise<ChildProcess> {
   const out = fs.openSync(log, 'a'); // server logs would drown the table (and a 501 is logged per request)
   const child = spawn(process.execPath, [script], {
-    cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', out, out],
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
   children.add(child);
@@ -153,13 +185,16 @@ async function start(script: string, port: number, env: Record<string, string>, 
   child.once('exit', (code, signal) => {
     children.delete(child);
     cleanups.delete(task);
-    if (!stopping.has(child)) console.error(`  ! ${path.basename(script)} exited by itself (${signal ?? `code ${code}`}); see ${log}`);
+    if (!stopping.has(child))
+      console.error(`  ! ${path.basename(script)} exited by itself (${signal ?? `code ${code}`}); see ${log}`);
   });
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}; see ${log}`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/${env.DATABASE_URL ? 'readyz' : ''}`)).ok) return child;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${script} did not become ready; see ${log}`);
@@ -189,13 +224,21 @@ async function postgresReachable(): Promise<boolean> {
 }
 
 /** A temporary SQLite file, or a new PostgreSQL schema selected through the connection's search_path. */
-interface Database { url: string; size(): Promise<number>; drop(): Promise<void> }
+interface Database {
+  url: string;
+  size(): Promise<number>;
+  drop(): Promise<void>;
+}
 
 async function freshDatabase(engine: Engine): Promise<Database> {
   if (engine === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-bench-'));
     const file = path.join(dir, 'calendar.sqlite');
-    return { url: `sqlite:${file}`, size: async () => fs.statSync(file).size, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${file}`,
+      size: async () => fs.statSync(file).size,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
@@ -203,8 +246,11 @@ async function freshDatabase(engine: Engine): Promise<Database> {
   return {
     url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     async size() {
-      const { rows } = await admin.raw(`select sum(pg_total_relation_size(c.oid)) as bytes from pg_class c
-        join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'r'`, [schema]);
+      const { rows } = await admin.raw(
+        `select sum(pg_total_relation_size(c.oid)) as bytes from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'r'`,
+        [schema],
+      );
       return Number(rows[0].bytes);
     },
     async drop() {
@@ -216,9 +262,16 @@ async function freshDatabase(engine: Engine): Promise<Database> {
 
 // ---- measuring
 
-async function measure(port: number, scenario: Scenario, fixture: Fixture, duration = DURATION, warmup = WARMUP): Promise<Measurement> {
+async function measure(
+  port: number,
+  scenario: Scenario,
+  fixture: Fixture,
+  duration = DURATION,
+  warmup = WARMUP,
+): Promise<Measurement> {
   const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
-  if (scenario.auth) headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  if (scenario.auth)
+    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
   const load = os.loadavg()[0];
   if (scenario.conditional) {
     const etag = (await fetch(`http://127.0.0.1:${port}${scenario.path(fixture)}`)).headers.get('etag');
@@ -232,7 +285,15 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture, durat
     duration,
     method: scenario.method ?? 'GET',
     headers,
-    requests: [{ setupRequest: (request) => ({ ...request, path: scenario.path(fixture), body: scenario.body && JSON.stringify(scenario.body(fixture)) }) }],
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          path: scenario.path(fixture),
+          body: scenario.body && JSON.stringify(scenario.body(fixture)),
+        }),
+      },
+    ],
     warmup: warmup > 0 ? { connections: CONNECTIONS, duration: warmup } : undefined,
   });
   // autocannon's own percentiles are whole milliseconds; keep every latency for sub-millisecond ones
@@ -255,11 +316,19 @@ async function measure(port: number, scenario: Scenario, fixture: Fixture, durat
   };
 }
 
-async function probe(port: number, scenario: Scenario, fixture: Fixture, headers: Record<string, string>): Promise<Measurement['alone']> {
+async function probe(
+  port: number,
+  scenario: Scenario,
+  fixture: Fixture,
+  headers: Record<string, string>,
+): Promise<Measurement['alone']> {
   const started = performance.now();
   try {
     const response = await fetch(`http://127.0.0.1:${port}${scenario.path(fixture)}`, {
-      method: scenario.method ?? 'GET', headers, body: scenario.body && JSON.stringify(scenario.body(fixture)), signal: AbortSignal.timeout(60_000),
+      method: scenario.method ?? 'GET',
+      headers,
+      body: scenario.body && JSON.stringify(scenario.body(fixture)),
+      signal: AbortSignal.timeout(60_000),
     });
     await response.arrayBuffer();
     return { ms: performance.now() - started, status: response.status };
@@ -278,27 +347,44 @@ async function runSize(engine: Engine, events: number, baselines: Record<Baselin
   }
 }
 
-async function measureSize(engine: Engine, events: number, baselines: Record<Baseline, number>, database: Database): Promise<SizeResult> {
+async function measureSize(
+  engine: Engine,
+  events: number,
+  baselines: Record<Baseline, number>,
+  database: Database,
+): Promise<SizeResult> {
   const db = createDb(database.url);
   const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE, series: SERIES }).finally(() => db.destroy());
   const databaseMiB = (await database.size()) / 2 ** 20;
-  console.log(`${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`);
+  console.log(
+    `${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`,
+  );
 
   const port = await freePort();
   const log = path.join(RESULTS, `server-${engine}-${events}.log`);
-  const startServer = () => start(path.join(ROOT, 'dist/src/server.js'), port, { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, log);
+  const startServer = () =>
+    start(path.join(ROOT, 'dist/src/server.js'), port, { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, log);
   let server = await startServer();
   const scenarios: Record<string, Measurement> = {};
   for (const scenario of SCENARIOS) {
-    const stock = scenario.baseline ? undefined : await measure(baselines.express, STOCK_EXPRESS, fixture, BASELINE_DURATION, Math.ceil(BASELINE_DURATION / 3));
+    const stock = scenario.baseline
+      ? undefined
+      : await measure(baselines.express, STOCK_EXPRESS, fixture, BASELINE_DURATION, Math.ceil(BASELINE_DURATION / 3));
     const memory = scenario.baseline ? undefined : sampleRss(server);
-    const m = (scenarios[scenario.name] = await measure(scenario.baseline ? baselines[scenario.baseline] : port, scenario, fixture));
+    const m = (scenarios[scenario.name] = await measure(
+      scenario.baseline ? baselines[scenario.baseline] : port,
+      scenario,
+      fixture,
+    ));
     if (stock) m.express = { rps: stock.rps, p50: stock.p50 };
     if (memory) m.rssMiB = memory.stop();
-    console.log(`  ${scenario.name.padEnd(24)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
-      (stock ? `  ${num(percentOfExpress(m), 1)} % of Express (${stock.rps.toFixed(0)})` : '') +
-      `  alone ${m.alone.ms.toFixed(1)} ms  load ${m.load.toFixed(1)}` + (m.rssMiB ? `  rss ${m.rssMiB.toFixed(0)} MiB` : '') +
-      (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''));
+    console.log(
+      `  ${scenario.name.padEnd(24)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
+        (stock ? `  ${num(percentOfExpress(m), 1)} % of Express (${stock.rps.toFixed(0)})` : '') +
+        `  alone ${m.alone.ms.toFixed(1)} ms  load ${m.load.toFixed(1)}` +
+        (m.rssMiB ? `  rss ${m.rssMiB.toFixed(0)} MiB` : '') +
+        (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''),
+    );
     if (m.timeouts && !scenario.baseline) {
       // the server still works through requests autocannon gave up on; the next scenario gets a fresh one
       await stop(server, 'SIGKILL');
@@ -316,10 +402,18 @@ function sampleRss(child: ChildProcess): { stop(): number } {
     try {
       const kib = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
       if (kib) largest = Math.max(largest, Number(kib) / 1024);
-    } catch { /* not Linux, or gone */ }
+    } catch {
+      /* not Linux, or gone */
+    }
   };
   const timer = setInterval(read, 250);
-  return { stop: () => { clearInterval(timer); read(); return largest; } };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      read();
+      return largest;
+    },
+  };
 }
 
 // ---- reporting
@@ -328,29 +422,52 @@ const num = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) :
 const percentOfExpress = (m: Measurement) => (m.express ? (100 * m.rps) / m.express.rps : NaN);
 
 function table(engine: Engine, sizes: SizeResult[]): string {
-  const lines = [`### ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, '',
+  const lines = [
+    `### ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+    '',
     '| scenario | events | req/s | p50 ms | p99 ms | stock Express req/s | % of stock Express | non-2xx / errors | alone ms | RSS MiB | load |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const scenario of SCENARIOS) {
     for (const size of sizes) {
       const m = size.scenarios[scenario.name];
       if (!m) continue;
       const expected = scenario.conditional ? m.non2xx - (m.statuses['304'] ?? 0) : m.non2xx;
-      lines.push(`| ${scenario.name} | ${size.events} | ${num(m.rps, 0)} | ${num(m.p50)} | ${num(m.p99)} | ` +
-        `${m.express ? num(m.express.rps, 0) : ''} | ${m.express ? `${num(percentOfExpress(m), 1)} %` : ''} | ` +
-        `${expected || m.errors ? `**${expected} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} | ${m.rssMiB ? num(m.rssMiB, 0) : ''} | ${num(m.load, 1)} |`);
+      lines.push(
+        `| ${scenario.name} | ${size.events} | ${num(m.rps, 0)} | ${num(m.p50)} | ${num(m.p99)} | ` +
+          `${m.express ? num(m.express.rps, 0) : ''} | ${m.express ? `${num(percentOfExpress(m), 1)} %` : ''} | ` +
+          `${expected || m.errors ? `**${expected} / ${m.errors}**` : 0} | ${num(m.alone.ms, 1)} | ${m.rssMiB ? num(m.rssMiB, 0) : ''} | ${num(m.load, 1)} |`,
+      );
     }
   }
-  lines.push('', 'seeding: ' + sizes.map((s) => `${s.events} events ${s.seedSeconds.toFixed(1)} s, ${s.databaseMiB.toFixed(0)} MiB`).join('; '));
+  lines.push(
+    '',
+    'seeding: ' +
+      sizes.map((s) => `${s.events} events ${s.seedSeconds.toFixed(1)} s, ${s.databaseMiB.toFixed(0)} MiB`).join('; '),
+  );
   return lines.join('\n');
 }
 
 /** The issue's targets (issue 10): [SQLite, PostgreSQL]. Ratios are to the stock Express route. */
 const TARGETS = {
-  single: [75, 50], notModified: [100, 75], list: [40, 25], p50Ratio: [1.25, 1.5], filtered: [25, 15], create: [1500, 800], rssMiB: [250, 250],
+  single: [75, 50],
+  notModified: [100, 75],
+  list: [40, 25],
+  p50Ratio: [1.25, 1.5],
+  filtered: [25, 15],
+  create: [1500, 800],
+  rssMiB: [250, 250],
 } as const;
-const FILTERED = ['list categories+search', 'list search', 'list search rare', 'list by geolocation', 'list by venue',
-  'list by organizer', 'venues', 'organizers'];
+const FILTERED = [
+  'list categories+search',
+  'list search',
+  'list search rare',
+  'list by geolocation',
+  'list by venue',
+  'list by organizer',
+  'venues',
+  'organizers',
+];
 
 /**
  * A scenario that got unexpected statuses or connection errors measured something else (INVALID); timeouts are
@@ -359,14 +476,19 @@ const FILTERED = ['list categories+search', 'list search', 'list search rare', '
 function checks(engine: Engine, sizes: SizeResult[]): string[] {
   const t = (name: keyof typeof TARGETS) => TARGETS[name][engine === 'sqlite' ? 0 : 1];
   const broken = (name: string, m: Measurement) =>
-    m.non2xx - (name === 'single 304' ? m.statuses['304'] ?? 0 : 0) > 0 || m.errors > m.timeouts;
+    m.non2xx - (name === 'single 304' ? (m.statuses['304'] ?? 0) : 0) > 0 || m.errors > m.timeouts;
   const lines: string[] = [];
   const line = (ok: boolean, name: string, m: Measurement | undefined, text: string) =>
     lines.push(`| ${!m ? '–' : broken(name, m) ? 'INVALID' : ok ? 'PASS' : '**FAIL**'} | ${text} |`);
   const ratio = (name: string, size: SizeResult, target: number) => {
     const m = size.scenarios[name];
     if (!m) return;
-    line(percentOfExpress(m) >= target, name, m, `${name} at ${size.events}: ${num(percentOfExpress(m), 1)} % of stock Express (target ≥ ${target} %)`);
+    line(
+      percentOfExpress(m) >= target,
+      name,
+      m,
+      `${name} at ${size.events}: ${num(percentOfExpress(m), 1)} % of stock Express (target ≥ ${target} %)`,
+    );
   };
   const large = sizes[sizes.length - 1];
   for (const size of sizes) {
@@ -377,17 +499,32 @@ function checks(engine: Engine, sizes: SizeResult[]): string[] {
   if (sizes.length > 1 && large.scenarios.list) {
     const small = sizes[0];
     const r = large.scenarios.list.p50 / small.scenarios.list.p50;
-    line(r <= t('p50Ratio'), 'list', large.scenarios.list, `list p50 at ${large.events} / p50 at ${small.events}: ${num(r)}× ` +
-      `(${num(large.scenarios.list.p50)} / ${num(small.scenarios.list.p50)} ms; target ≤ ${t('p50Ratio')}×)`);
+    line(
+      r <= t('p50Ratio'),
+      'list',
+      large.scenarios.list,
+      `list p50 at ${large.events} / p50 at ${small.events}: ${num(r)}× ` +
+        `(${num(large.scenarios.list.p50)} / ${num(small.scenarios.list.p50)} ms; target ≤ ${t('p50Ratio')}×)`,
+    );
   }
   for (const name of FILTERED) ratio(name, large, t('filtered'));
   for (const size of sizes) {
     const m = size.scenarios.create;
     if (!m) continue;
-    line(m.rps >= t('create'), 'create', m, `create at ${size.events}: ${num(m.rps, 0)} req/s (target ≥ ${t('create')})`);
+    line(
+      m.rps >= t('create'),
+      'create',
+      m,
+      `create at ${size.events}: ${num(m.rps, 0)} req/s (target ≥ ${t('create')})`,
+    );
   }
   const rss = Math.max(...Object.values(large.scenarios).map((m) => m.rssMiB ?? 0));
-  line(rss <= t('rssMiB'), 'rss', large.scenarios.list, `largest resident set under load at ${large.events}: ${num(rss, 0)} MiB (target ≤ ${t('rssMiB')} MiB)`);
+  line(
+    rss <= t('rssMiB'),
+    'rss',
+    large.scenarios.list,
+    `largest resident set under load at ${large.events}: ${num(rss, 0)} MiB (target ≤ ${t('rssMiB')} MiB)`,
+  );
   return ['| verdict | target |', '|---|---|', ...lines];
 }
 
@@ -400,11 +537,14 @@ interface Report {
 
 function markdown(report: Report): string {
   const { machine, settings } = report;
-  const out = [`Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
-    `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
-    `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
-    `${settings.baselineDuration} s right before each scenario. No response cache exists: every figure is with no cache. ` +
-    'The load column is the 1-minute load average as the scenario started: above 2 (the cores), other work shared the machine.', ''];
+  const out = [
+    `Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
+      `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
+      `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
+      `${settings.baselineDuration} s right before each scenario. No response cache exists: every figure is with no cache. ` +
+      'The load column is the 1-minute load average as the scenario started: above 2 (the cores), other work shared the machine.',
+    '',
+  ];
   for (const [engine, sizes] of Object.entries(report.engines)) {
     out.push(table(engine as Engine, sizes), '', ...checks(engine as Engine, sizes), '');
   }
@@ -434,7 +574,8 @@ async function main(): Promise<void> {
   fs.mkdirSync(RESULTS, { recursive: true });
   for (const file of fs.readdirSync(RESULTS)) if (file.endsWith('.log')) fs.rmSync(path.join(RESULTS, file)); // this run's logs only
   console.log('building the server (npm run build)');
-  if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+  if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0)
+    throw new Error('npm run build failed');
   const baselines = { express: await freePort(), node: await freePort() };
   await start(path.join(__dirname, 'bare-server.js'), baselines.express, {}, path.join(RESULTS, 'express-server.log'));
   await start(path.join(__dirname, 'node-server.js'), baselines.node, {}, path.join(RESULTS, 'node-server.log'));
@@ -451,8 +592,22 @@ async function main(): Promise<void> {
   }
   const report: Report = {
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, load: os.loadavg() },
-    settings: { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, baselineDuration: BASELINE_DURATION, sqliteAnalyze: SQLITE_ANALYZE, series: SERIES, scenarios: ONLY },
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      load: os.loadavg(),
+    },
+    settings: {
+      connections: CONNECTIONS,
+      duration: DURATION,
+      warmup: WARMUP,
+      baselineDuration: BASELINE_DURATION,
+      sqliteAnalyze: SQLITE_ANALYZE,
+      series: SERIES,
+      scenarios: ONLY,
+    },
     engines,
   };
   const text = markdown(report);
@@ -464,5 +619,8 @@ async function main(): Promise<void> {
 }
 
 main()
-  .catch((err: unknown) => { console.error(err); process.exitCode = 1; })
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
   .finally(() => cleanUp());

@@ -22,21 +22,39 @@ const RUNS = 20;
 
 /** [label, search]: 'jazz' is in ~5 % of titles; ten events get a rare word; 'ja' and '祭' take the short path. */
 const SEARCHES: Array<[string, string]> = [
-  ['rare', 'Zeldzaam'], ['rare, accents', 'östfest'], ['common (~5 %)', 'jazz'], ['common, 2 words', 'summer jazz'],
-  ['short (2 chars)', 'ja'], ['short, rare (1 char)', '祭'], ['miss', 'qwertyuiop'],
+  ['rare', 'Zeldzaam'],
+  ['rare, accents', 'östfest'],
+  ['common (~5 %)', 'jazz'],
+  ['common, 2 words', 'summer jazz'],
+  ['short (2 chars)', 'ja'],
+  ['short, rare (1 char)', '祭'],
+  ['miss', 'qwertyuiop'],
 ];
 
 async function database(engine: string): Promise<{ db: Db; drop(): Promise<void> }> {
   if (engine === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'search-bench-'));
     const db = createDb(`sqlite:${path.join(dir, 'bench.sqlite')}`);
-    return { db, drop: async () => { await db.destroy(); fs.rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      db,
+      drop: async () => {
+        await db.destroy();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `search_bench_${randomBytes(4).toString('hex')}`;
   const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
   await admin.raw('create schema ??', [schema]);
   const db = createDb(PG_URL, { schema });
-  return { db, drop: async () => { await db.destroy(); await admin.raw('drop schema ?? cascade', [schema]); await admin.destroy(); } };
+  return {
+    db,
+    drop: async () => {
+      await db.destroy();
+      await admin.raw('drop schema ?? cascade', [schema]);
+      await admin.destroy();
+    },
+  };
 }
 
 async function time(db: Db, search: string): Promise<{ ms: number; total: number }> {
@@ -77,4 +95,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -10,11 +10,19 @@ async function main(): Promise<void> {
   if (!url || !events) throw new Error('usage: bench/seed-database.ts DATABASE_URL EVENTS [series=0]');
   const db = createDb(url);
   try {
-    const fixture = await seed(db, { events: Number(events), analyze: true, progress: false, series: series !== 'series=0' });
+    const fixture = await seed(db, {
+      events: Number(events),
+      analyze: true,
+      progress: false,
+      series: series !== 'series=0',
+    });
     console.log(JSON.stringify(fixture));
   } finally {
     await db.destroy();
   }
 }
 
-main().catch((err: unknown) => { console.error(err); process.exitCode = 1; });
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

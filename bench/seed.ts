@@ -52,16 +52,64 @@ export interface Fixture {
   seedSeconds: number;
 }
 
-const ADJECTIVES = ['Summer', 'Winter', 'Late', 'Open', 'Grand', 'Little', 'Annual', 'Free', 'Family', 'Midnight',
-  'Spring', 'Autumn', 'Community', 'Classic', 'Modern', 'Outdoor', 'Evening', 'Morning', 'Weekly', 'Special'];
-const NOUNS = ['Jazz', 'Market', 'Festival', 'Workshop', 'Concert', 'Lecture', 'Meetup', 'Fair', 'Screening', 'Tour',
-  'Exhibition', 'Race', 'Party', 'Dinner', 'Reading', 'Class', 'Show', 'Gala', 'Conference', 'Walk'];
+const ADJECTIVES = [
+  'Summer',
+  'Winter',
+  'Late',
+  'Open',
+  'Grand',
+  'Little',
+  'Annual',
+  'Free',
+  'Family',
+  'Midnight',
+  'Spring',
+  'Autumn',
+  'Community',
+  'Classic',
+  'Modern',
+  'Outdoor',
+  'Evening',
+  'Morning',
+  'Weekly',
+  'Special',
+];
+const NOUNS = [
+  'Jazz',
+  'Market',
+  'Festival',
+  'Workshop',
+  'Concert',
+  'Lecture',
+  'Meetup',
+  'Fair',
+  'Screening',
+  'Tour',
+  'Exhibition',
+  'Race',
+  'Party',
+  'Dinner',
+  'Reading',
+  'Class',
+  'Show',
+  'Gala',
+  'Conference',
+  'Walk',
+];
 const TOP_CATEGORIES = ['Music', 'Sports', 'Arts', 'Food', 'Business', 'Family', 'Film', 'Tech', 'Health', 'Outdoors'];
 const CITIES: Array<[string, string, number, number]> = [
-  ['Amsterdam', 'Netherlands', 52.37, 4.9], ['Berlin', 'Germany', 52.52, 13.4], ['Paris', 'France', 48.86, 2.35],
-  ['Madrid', 'Spain', 40.42, -3.7], ['Rome', 'Italy', 41.9, 12.5], ['Vienna', 'Austria', 48.21, 16.37],
-  ['Warsaw', 'Poland', 52.23, 21.01], ['Stockholm', 'Sweden', 59.33, 18.07], ['Oslo', 'Norway', 59.91, 10.75],
-  ['Lisbon', 'Portugal', 38.72, -9.14], ['Prague', 'Czechia', 50.08, 14.44], ['Brussels', 'Belgium', 50.85, 4.35],
+  ['Amsterdam', 'Netherlands', 52.37, 4.9],
+  ['Berlin', 'Germany', 52.52, 13.4],
+  ['Paris', 'France', 48.86, 2.35],
+  ['Madrid', 'Spain', 40.42, -3.7],
+  ['Rome', 'Italy', 41.9, 12.5],
+  ['Vienna', 'Austria', 48.21, 16.37],
+  ['Warsaw', 'Poland', 52.23, 21.01],
+  ['Stockholm', 'Sweden', 59.33, 18.07],
+  ['Oslo', 'Norway', 59.91, 10.75],
+  ['Lisbon', 'Portugal', 38.72, -9.14],
+  ['Prague', 'Czechia', 50.08, 14.44],
+  ['Brussels', 'Belgium', 50.85, 4.35],
 ];
 const RARE_WORD = 'Zeppelin';
 const CATEGORY_COUNT = 50;
@@ -102,7 +150,10 @@ const columnTypes = new Map<string, Map<string, string>>();
 async function insertArrays(trx: Knex.Transaction, table: string, columns: string[], rows: Row[]): Promise<void> {
   let types = columnTypes.get(table);
   if (!types) {
-    const result = await trx.raw('select attname, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = ?::regclass and attnum > 0', [table]);
+    const result = await trx.raw(
+      'select attname, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = ?::regclass and attnum > 0',
+      [table],
+    );
     types = new Map((result.rows as Array<{ attname: string; type: string }>).map((r) => [r.attname, r.type]));
     columnTypes.set(table, types);
   }
@@ -111,10 +162,42 @@ async function insertArrays(trx: Knex.Transaction, table: string, columns: strin
   await trx.raw(`insert into ${table} (${columns.join(',')}) select * from unnest(${casts})`, arrays);
 }
 
-const POST_COLUMNS = ['id', 'type', 'status', 'author_id', 'slug', 'language', 'title', 'content', 'excerpt', 'password', 'date_utc', 'modified_utc'];
-const EVENT_COLUMNS = ['post_id', 'status', 'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost',
-  'currency_symbol', 'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured',
-  'venue_id', 'post_parent', 'image_id'];
+const POST_COLUMNS = [
+  'id',
+  'type',
+  'status',
+  'author_id',
+  'slug',
+  'language',
+  'title',
+  'content',
+  'excerpt',
+  'password',
+  'date_utc',
+  'modified_utc',
+];
+const EVENT_COLUMNS = [
+  'post_id',
+  'status',
+  'start_local',
+  'end_local',
+  'start_utc',
+  'end_utc',
+  'timezone',
+  'all_day',
+  'cost',
+  'currency_symbol',
+  'currency_position',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'venue_id',
+  'post_parent',
+  'image_id',
+];
 
 export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   const started = Date.now();
@@ -142,7 +225,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
     const name = top ? TOP_CATEGORIES[i - 1] : `${TOP_CATEGORIES[parent - 1]} ${Math.ceil(i / TOP_CATEGORIES.length)}`;
     terms.push([i, 'tribe_events_cat', name, name.toLowerCase().replace(' ', '-'), '', parent, 'en']);
   }
-  for (let i = 1; i <= TAG_COUNT; i++) terms.push([CATEGORY_COUNT + i, 'post_tag', `Tag ${i}`, `tag-${i}`, '', 0, 'en']);
+  for (let i = 1; i <= TAG_COUNT; i++)
+    terms.push([CATEGORY_COUNT + i, 'post_tag', `Tag ${i}`, `tag-${i}`, '', 0, 'en']);
 
   // venues and organizers first: they take the lowest post ids
   const venueCount = Math.max(20, Math.round(n / 100));
@@ -155,11 +239,39 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   for (let v = 1; v <= venueCount; v++) {
     const [city, country, lat, lng] = CITIES[v % CITIES.length];
     posts.push([++id, 'venue', 'publish', author, `venue-${v}`, 'en', `Venue ${v}`, '', '', '', created, created]);
-    venues.push([id, `${v} Main Street`, city, country, '', '', `${1000 + v}`, '', '', '', bool(true), bool(true),
-      lat + (rand() - 0.5), lng + (rand() - 0.5), null]);
+    venues.push([
+      id,
+      `${v} Main Street`,
+      city,
+      country,
+      '',
+      '',
+      `${1000 + v}`,
+      '',
+      '',
+      '',
+      bool(true),
+      bool(true),
+      lat + (rand() - 0.5),
+      lng + (rand() - 0.5),
+      null,
+    ]);
   }
   for (let o = 1; o <= organizerCount; o++) {
-    posts.push([++id, 'organizer', 'publish', author, `organizer-${o}`, 'en', `Organizer ${o}`, '', '', '', created, created]);
+    posts.push([
+      ++id,
+      'organizer',
+      'publish',
+      author,
+      `organizer-${o}`,
+      'en',
+      `Organizer ${o}`,
+      '',
+      '',
+      '',
+      created,
+      created,
+    ]);
     organizers.push([id, '+31 20 555 0000', `https://organizer-${o}.example`, `info@organizer-${o}.example`, null]);
   }
   const firstVenue = 1;
@@ -167,8 +279,28 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   await db.transaction(async (trx) => {
     await insert(trx, 'terms', ['id', 'taxonomy', 'name', 'slug', 'description', 'parent', 'language'], terms);
     await insert(trx, 'posts', POST_COLUMNS, posts);
-    await insert(trx, 'venues', ['post_id', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince',
-      'website', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng', 'image_id'], venues);
+    await insert(
+      trx,
+      'venues',
+      [
+        'post_id',
+        'address',
+        'city',
+        'country',
+        'province',
+        'state',
+        'zip',
+        'phone',
+        'stateprovince',
+        'website',
+        'show_map',
+        'show_map_link',
+        'geo_lat',
+        'geo_lng',
+        'image_id',
+      ],
+      venues,
+    );
     await insert(trx, 'organizers', ['post_id', 'phone', 'website', 'email', 'image_id'], organizers);
   });
 
@@ -178,9 +310,15 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   const step = (20 * YEAR_MS) / n;
   const windowEnd = now + YEAR_MS;
   const eventIds: number[] = [];
-  const bar = new SingleBar({
-    format: 'seeding {bar} {value}/{total} events | {eta_formatted} left', etaBuffer: 20, noTTYOutput: true, notTTYSchedule: 10_000,
-  }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      format: 'seeding {bar} {value}/{total} events | {eta_formatted} left',
+      etaBuffer: 20,
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+    },
+    Presets.shades_classic,
+  );
   if (options.progress ?? true) bar.start(n, 0);
   for (let done = 0; done < n; done += batch) {
     const eventPosts: Row[] = [];
@@ -205,13 +343,42 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       const published = utc(Math.min(startMs - 30 * 24 * 3600_000, now));
       const [startText, endText] = [utc(startMs), utc(endMs)];
       const paid = rand() < 0.5;
-      eventPosts.push([postId, 'event', status, author, `event-${i + 1}`, 'en', title,
+      eventPosts.push([
+        postId,
+        'event',
+        status,
+        author,
+        `event-${i + 1}`,
+        'en',
+        title,
         `<p>Join us for this ${title.split(' ')[0].toLowerCase()} event. Doors open half an hour before the start.</p>`,
-        '', '', published, published]);
-      events.push([postId, status, startText, endText, startText, endText, 'UTC', bool(false), paid ? '["15$"]' : null,
-        paid ? '$' : '', paid ? 'postfix' : '', null, bool(true), bool(true), bool(hidden), bool(rand() < 0.01),
-        bool(rand() < 0.02), rand() < 0.8 ? firstVenue + Math.floor(rand() * venueCount) : null,
-        inSeries && head !== postId ? head : null, null]);
+        '',
+        '',
+        published,
+        published,
+      ]);
+      events.push([
+        postId,
+        status,
+        startText,
+        endText,
+        startText,
+        endText,
+        'UTC',
+        bool(false),
+        paid ? '["15$"]' : null,
+        paid ? '$' : '',
+        paid ? 'postfix' : '',
+        null,
+        bool(true),
+        bool(true),
+        bool(hidden),
+        bool(rand() < 0.01),
+        bool(rand() < 0.02),
+        rand() < 0.8 ? firstVenue + Math.floor(rand() * venueCount) : null,
+        inSeries && head !== postId ? head : null,
+        null,
+      ]);
       if (inSeries) {
         if (head === postId) series.push([postId, `FREQ=WEEKLY;COUNT=${SERIES_LENGTH}`, '[]', '[]', bool(false), null]);
         occurrences.push([postId, head, startText, bool(false)]);
@@ -226,7 +393,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       for (let o = 0; o < organizerCountHere; o++) {
         eventOrganizers.push([postId, firstOrganizer + ((firstOrg + o) % organizerCount), o]);
       }
-      if (status === 'publish' && !hidden && startMs > now && startMs < windowEnd && eventIds.length < 1000) eventIds.push(postId);
+      if (status === 'publish' && !hidden && startMs > now && startMs < windowEnd && eventIds.length < 1000)
+        eventIds.push(postId);
     }
     await db.transaction(async (trx) => {
       if (pg) await trx.raw('set local synchronous_commit = off'); // as SQLite's synchronous=off: seeding is redone after a crash
@@ -234,7 +402,12 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       await insert(trx, 'events', EVENT_COLUMNS, events);
       await insert(trx, 'term_relationships', ['post_id', 'term_id'], links);
       await insert(trx, 'event_organizers', ['event_id', 'organizer_id', 'position'], eventOrganizers);
-      await insert(trx, 'event_series', ['event_id', 'rrule', 'rdates', 'exdates', 'open_ended', 'horizon_utc'], series);
+      await insert(
+        trx,
+        'event_series',
+        ['event_id', 'rrule', 'rdates', 'exdates', 'open_ended', 'horizon_utc'],
+        series,
+      );
       await insert(trx, 'series_occurrences', ['event_id', 'series_id', 'original_local', 'detached'], occurrences);
     });
     bar.update(Math.min(n, done + batch));
@@ -242,7 +415,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   bar.stop();
 
   // the rows went in directly: give every term its count of published events, as event writes keep it
-  await refreshCounts(db, (await db('terms').select('id')).map((r: { id: number }) => Number(r.id)));
+  await refreshCounts(
+    db,
+    (await db('terms').select('id')).map((r: { id: number }) => Number(r.id)),
+  );
   // and every record its search documents, as writes keep them
   await rebuildSearchIndex(db);
 

@@ -7,7 +7,8 @@ import createClient from 'openapi-fetch';
 import type { paths } from '../generated/schema';
 
 export function calendarClient(namespaceRoot: string, login: string, password: string) {
-  return createClient<paths, 'application/json'>({ // JSON answers (some routes also speak text/calendar)
+  return createClient<paths, 'application/json'>({
+    // JSON answers (some routes also speak text/calendar)
     baseUrl: namespaceRoot,
     headers: { Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` },
   });
@@ -20,10 +21,14 @@ export async function roundTrip(client: CalendarClient) {
   const category = await client.POST('/categories', { body: { name: 'Outdoors', description: 'Fresh air' } });
   if (!category.data) throw new Error(`category: ${category.error?.code}`);
 
-  const venue = await client.POST('/venues', { body: { venue: 'Boathouse', city: 'Utrecht', geo_lat: 52.09, geo_lng: 5.12 } });
+  const venue = await client.POST('/venues', {
+    body: { venue: 'Boathouse', city: 'Utrecht', geo_lat: 52.09, geo_lng: 5.12 },
+  });
   if (!venue.data) throw new Error(`venue: ${venue.error?.code}`);
 
-  const organizer = await client.POST('/organizers', { body: { organizer: 'Green River Club', email: 'hello@grc.example' } });
+  const organizer = await client.POST('/organizers', {
+    body: { organizer: 'Green River Club', email: 'hello@grc.example' },
+  });
   if (!organizer.data) throw new Error(`organizer: ${organizer.error?.code}`);
 
   const created = await client.POST('/events', {
@@ -42,11 +47,22 @@ export async function roundTrip(client: CalendarClient) {
   const eventId = created.data.id;
 
   const listed = await client.GET('/events', {
-    params: { query: { categories: [category.data.id], venue: [venue.data.id], start_date: '2031-01-01', end_date: '2031-12-31', per_page: 5 } },
+    params: {
+      query: {
+        categories: [category.data.id],
+        venue: [venue.data.id],
+        start_date: '2031-01-01',
+        end_date: '2031-12-31',
+        per_page: 5,
+      },
+    },
   });
   if (!listed.data) throw new Error(`list: ${listed.error?.code}`);
 
-  const updated = await client.PATCH('/events/{id}', { params: { path: { id: eventId } }, body: { featured: true, cost: '20$' } });
+  const updated = await client.PATCH('/events/{id}', {
+    params: { path: { id: eventId } },
+    body: { featured: true, cost: '20$' },
+  });
   if (!updated.data) throw new Error(`update: ${updated.error?.code}`);
 
   const translated = await client.PATCH('/events/{id}', {

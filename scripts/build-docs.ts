@@ -38,10 +38,14 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 };
 
 /** The local Redoc bundle: its version (from its licence header) and its SRI hash. */
-interface Bundle { version: string | undefined; integrity: string }
+interface Bundle {
+  version: string | undefined;
+  integrity: string;
+}
 
 function readBundle(): Bundle {
-  if (!fs.existsSync(REDOC_BUNDLE)) throw new Error(`${path.relative(PROJECT_ROOT, REDOC_BUNDLE)} not found: is @redocly/cli installed?`);
+  if (!fs.existsSync(REDOC_BUNDLE))
+    throw new Error(`${path.relative(PROJECT_ROOT, REDOC_BUNDLE)} not found: is @redocly/cli installed?`);
   const content = fs.readFileSync(REDOC_BUNDLE);
   const version = /^\s*\*\s*Version:\s*(\S+)/m.exec(content.subarray(0, 1000).toString('utf8'))?.[1];
   return { version, integrity: `sha384-${createHash('sha384').update(content).digest('base64')}` };
@@ -55,11 +59,20 @@ export function localisePage(html: string, lang: string, bundle: Bundle): { html
   const warnings: string[] = [];
   const versions = new Set([...html.matchAll(new RegExp(CDN_URL, 'g'))].map((m) => m[1]));
   const preload = /<link\b[^>]*\brel="modulepreload"[^>]*>/.exec(html)?.[0];
-  if (!preload || !new RegExp(CDN_URL).test(preload) || !/import\s*\{\s*hydrate\s*\}\s*from\s*"https:\/\/cdn\.redocly\.com\//.test(html)) {
-    throw new Error('the page of redocly build-docs no longer preloads and imports Redoc from cdn.redocly.com: update scripts/build-docs.ts');
+  if (
+    !preload ||
+    !new RegExp(CDN_URL).test(preload) ||
+    !/import\s*\{\s*hydrate\s*\}\s*from\s*"https:\/\/cdn\.redocly\.com\//.test(html)
+  ) {
+    throw new Error(
+      'the page of redocly build-docs no longer preloads and imports Redoc from cdn.redocly.com: update scripts/build-docs.ts',
+    );
   }
   for (const version of versions) {
-    if (version !== bundle.version) warnings.push(`the page references Redoc ${version}, the local bundle is ${bundle.version ?? 'of unknown version'}`);
+    if (version !== bundle.version)
+      warnings.push(
+        `the page references Redoc ${version}, the local bundle is ${bundle.version ?? 'of unknown version'}`,
+      );
   }
   const integrity = /\bintegrity="([^"]*)"/.exec(preload)?.[1];
   let link = preload;
@@ -107,7 +120,10 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 export function indexPage(title: string, languages: readonly Language[]): string {
   const items = languages
-    .map((lang) => `        <li><a href="${lang}/" hreflang="${lang}" lang="${lang}">${escapeHtml(LANGUAGE_NAMES[lang])}</a></li>`)
+    .map(
+      (lang) =>
+        `        <li><a href="${lang}/" hreflang="${lang}" lang="${lang}">${escapeHtml(LANGUAGE_NAMES[lang])}</a></li>`,
+    )
     .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -153,11 +169,15 @@ const run = promisify(execFile);
 async function buildPage(lang: Language, outDir: string, bundle: Bundle): Promise<string[]> {
   const file = path.join(outDir, lang, 'index.html');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  await run(REDOCLY, ['build-docs', localisedSpec(lang), '--output', file, '--config', path.join(PROJECT_ROOT, '.redocly.yaml')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  await run(
+    REDOCLY,
+    ['build-docs', localisedSpec(lang), '--output', file, '--config', path.join(PROJECT_ROOT, '.redocly.yaml')],
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const page = localisePage(fs.readFileSync(file, 'utf8'), lang, bundle);
   fs.writeFileSync(file, page.html);
   return page.warnings.map((w) => `${lang}: ${w}`);
@@ -167,14 +187,20 @@ async function buildPage(lang: Language, outDir: string, bundle: Bundle): Promis
 async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
   let next = 0;
-  const worker = async () => { while (next < tasks.length) { const i = next++; results[i] = await tasks[i](); } };
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   return results;
 }
 
 async function main(): Promise<void> {
   const english = localisedSpec('en');
-  if (!fs.existsSync(english)) throw new Error(`${path.relative(PROJECT_ROOT, english)} is missing: run \`npm run generate\``);
+  if (!fs.existsSync(english))
+    throw new Error(`${path.relative(PROJECT_ROOT, english)} is missing: run \`npm run generate\``);
   const languages = LANGUAGES.filter((lang) => fs.existsSync(localisedSpec(lang)));
   const missing = LANGUAGES.filter((lang) => !languages.includes(lang));
   const bundle = readBundle();
@@ -184,7 +210,14 @@ async function main(): Promise<void> {
   fs.mkdirSync(outDir, { recursive: true });
   try {
     const concurrency = Math.max(1, Math.min(4, os.availableParallelism()));
-    const warnings = new Set((await pool(languages.map((lang) => () => buildPage(lang, outDir, bundle)), concurrency)).flat());
+    const warnings = new Set(
+      (
+        await pool(
+          languages.map((lang) => () => buildPage(lang, outDir, bundle)),
+          concurrency,
+        )
+      ).flat(),
+    );
     fs.copyFileSync(REDOC_BUNDLE, path.join(outDir, BUNDLE_NAME));
     const title = (JSON.parse(fs.readFileSync(english, 'utf8')) as { info: { title: string } }).info.title;
     fs.writeFileSync(path.join(outDir, 'index.html'), indexPage(title, languages));
@@ -195,9 +228,13 @@ async function main(): Promise<void> {
     fs.rmSync(outDir, { recursive: true, force: true });
     throw err;
   }
-  console.log(`${path.relative(PROJECT_ROOT, DOCS_SITE)}/: ${languages.join(', ')} (Redoc ${bundle.version}, served locally)`);
+  console.log(
+    `${path.relative(PROJECT_ROOT, DOCS_SITE)}/: ${languages.join(', ')} (Redoc ${bundle.version}, served locally)`,
+  );
   if (missing.length) {
-    console.warn(`build-docs: no localized spec yet for ${missing.join(', ')} (generated/openapi.<lang>.json): left out`);
+    console.warn(
+      `build-docs: no localized spec yet for ${missing.join(', ')} (generated/openapi.<lang>.json): left out`,
+    );
   }
 }
 

@@ -50,11 +50,22 @@ async function run(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      login: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' },
-      uuid: { type: 'string' }, all: { type: 'boolean' }, author: { type: 'string' }, status: { type: 'string' },
-      category: { type: 'string' }, 'dry-run': { type: 'boolean' }, sync: { type: 'boolean' },
-      'allow-private': { type: 'boolean' }, user: { type: 'string' }, password: { type: 'string' },
-      to: { type: 'string' }, from: { type: 'string' },
+      login: { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      uuid: { type: 'string' },
+      all: { type: 'boolean' },
+      author: { type: 'string' },
+      status: { type: 'string' },
+      category: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      sync: { type: 'boolean' },
+      'allow-private': { type: 'boolean' },
+      user: { type: 'string' },
+      password: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
     },
   });
   const command = positionals.slice(0, 2).join(' ');
@@ -70,13 +81,15 @@ async function run(argv: string[]): Promise<void> {
       const role = required(values.role, '--role');
       if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
       const password = generatePassword();
-      const user = await db.transaction(async (trx) => {
-        const created = await createUser(trx, login, role, password);
-        await audit(trx, OPERATOR, 'create', 'user', created.id, changes(undefined, { login, role, password }));
-        return created;
-      }).catch((err: unknown) => {
-        throw isUniqueViolation(err) ? new UsageError(`a user with login "${login}" exists`) : err;
-      });
+      const user = await db
+        .transaction(async (trx) => {
+          const created = await createUser(trx, login, role, password);
+          await audit(trx, OPERATOR, 'create', 'user', created.id, changes(undefined, { login, role, password }));
+          return created;
+        })
+        .catch((err: unknown) => {
+          throw isUniqueViolation(err) ? new UsageError(`a user with login "${login}" exists`) : err;
+        });
       print({ id: user.id, login: user.login, role: user.role, password });
     } else if (command === 'user list') {
       for (const user of await listUsers(db)) print(user);
@@ -94,7 +107,10 @@ async function run(argv: string[]): Promise<void> {
       await appPassword(db, positionals[1], values);
     } else if (command === 'import ics' || command === 'import tec') {
       const source = positionals[2];
-      if (!source) throw new UsageError(`usage: cli ${command} <${command === 'import ics' ? 'file-or-URL' : 'REST root'}> --author L`);
+      if (!source)
+        throw new UsageError(
+          `usage: cli ${command} <${command === 'import ics' ? 'file-or-URL' : 'REST root'}> --author L`,
+        );
       const author = await findUserByLogin(db, required(values.author, '--author'));
       if (!author) throw new UsageError(`no user with login "${values.author}"`);
       const caller = { id: author.id, login: author.login, role: author.role };
@@ -102,13 +118,36 @@ async function run(argv: string[]): Promise<void> {
       const fetchOptions = { allowPrivate: Boolean(values['allow-private']) };
       if (command === 'import ics') {
         const text = await readSource(source, fetchOptions);
-        print(await importIcs(db, config, text, {
-          source, author: caller, status: values.status, category: values.category, dryRun: Boolean(values['dry-run']),
-          sync: Boolean(values.sync), language: config.defaultLanguage,
-        }, terminalProgress()));
+        print(
+          await importIcs(
+            db,
+            config,
+            text,
+            {
+              source,
+              author: caller,
+              status: values.status,
+              category: values.category,
+              dryRun: Boolean(values['dry-run']),
+              sync: Boolean(values.sync),
+              language: config.defaultLanguage,
+            },
+            terminalProgress(),
+          ),
+        );
       } else {
-        const credentials = values.user ? { user: values.user, password: required(values.password, '--password') } : undefined;
-        print(await importTec(db, config, source, { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage }, terminalProgress()));
+        const credentials = values.user
+          ? { user: values.user, password: required(values.password, '--password') }
+          : undefined;
+        print(
+          await importTec(
+            db,
+            config,
+            source,
+            { author: caller, credentials, fetch: fetchOptions, language: config.defaultLanguage },
+            terminalProgress(),
+          ),
+        );
       }
     } else if (command === 'backup') {
       const result = await backup(db, databaseUrl, required(values.to, '--to'), { progress: terminalProgress() });
@@ -120,15 +159,20 @@ async function run(argv: string[]): Promise<void> {
     } else if (command === 'import-dump') {
       const file = required(values.from, '--from');
       if (!fs.existsSync(file)) throw new UsageError(`no file ${file}`);
-      const tables = await importDump(db, fs.createReadStream(file), { progress: terminalProgress() })
-        .catch((err: unknown) => { throw err instanceof DumpError ? new UsageError(err.message) : err; });
+      const tables = await importDump(db, fs.createReadStream(file), { progress: terminalProgress() }).catch(
+        (err: unknown) => {
+          throw err instanceof DumpError ? new UsageError(err.message) : err;
+        },
+      );
       print({ imported: file, verified: true, tables: rowCounts(tables), seconds: seconds() });
     } else {
-      throw new UsageError('usage: cli user create --login L --role R | user list | user reset-password --login L'
-        + ' | app-password create --login L --name N [--scope read] | app-password list --login L'
-        + ' | app-password revoke --login L (--uuid U | --all)'
-        + ' | import ics <file-or-URL> --author L | import tec <REST root> --author L'
-        + ' | backup --to FILE | export --to FILE | import-dump --from FILE');
+      throw new UsageError(
+        'usage: cli user create --login L --role R | user list | user reset-password --login L' +
+          ' | app-password create --login L --name N [--scope read] | app-password list --login L' +
+          ' | app-password revoke --login L (--uuid U | --all)' +
+          ' | import ics <file-or-URL> --author L | import tec <REST root> --author L' +
+          ' | backup --to FILE | export --to FILE | import-dump --from FILE',
+      );
     }
   } finally {
     await db.destroy();
@@ -138,18 +182,36 @@ async function run(argv: string[]): Promise<void> {
 /** The operator at the CLI, as the audit trail records them. */
 const OPERATOR: Actor = { userId: null, login: os.userInfo().username, appPassword: null, address: null, via: 'cli' };
 
-async function appPassword(db: Db, command: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
+async function appPassword(
+  db: Db,
+  command: string | undefined,
+  values: Record<string, string | boolean | undefined>,
+): Promise<void> {
   const login = required(values.login as string | undefined, '--login');
   const user = await findUserByLogin(db, login);
   if (!user) throw new UsageError(`no user with login "${login}"`);
   if (command === 'create') {
     const name = required((values.name as string | undefined)?.trim(), '--name');
     if (values.scope !== undefined && values.scope !== 'read') throw new UsageError('--scope must be read');
-    const { row, password } = await appPasswords.create(db, OPERATOR, user.id, name, values.scope === 'read' ? 'read' : null);
+    const { row, password } = await appPasswords.create(
+      db,
+      OPERATOR,
+      user.id,
+      name,
+      values.scope === 'read' ? 'read' : null,
+    );
     print({ uuid: row.uuid, login, name: row.name, scope: row.scope, password });
   } else if (command === 'list') {
     for (const row of await appPasswords.listFor(db, user.id)) {
-      print({ uuid: row.uuid, login, name: row.name, scope: row.scope, created_utc: row.created_utc, last_used_utc: row.last_used_utc, last_ip: row.last_ip });
+      print({
+        uuid: row.uuid,
+        login,
+        name: row.name,
+        scope: row.scope,
+        created_utc: row.created_utc,
+        last_used_utc: row.last_used_utc,
+        last_ip: row.last_ip,
+      });
     }
   } else if (command === 'revoke') {
     if (!values.all && !values.uuid) throw new UsageError('--uuid U or --all is required');

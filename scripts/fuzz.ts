@@ -25,24 +25,34 @@ const { values } = parseArgs({
 const runs = values.runs ?? process.env.FUZZ_RUNS ?? '10000';
 const seed = values.seed ?? process.env.FUZZ_SEED ?? String(Math.floor(Math.random() * 2 ** 31));
 const engine = values.engine ?? process.env.FUZZ_ENGINE ?? '';
-for (const [name, value] of [['runs', runs], ['seed', seed]]) {
+for (const [name, value] of [
+  ['runs', runs],
+  ['seed', seed],
+]) {
   if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, not ${value}`);
 }
-if (engine && engine !== 'sqlite' && engine !== 'postgres') throw new Error(`--engine must be sqlite or postgres, not ${engine}`);
+if (engine && engine !== 'sqlite' && engine !== 'postgres')
+  throw new Error(`--engine must be sqlite or postgres, not ${engine}`);
 
 console.log(`fuzz: ${runs} requests per engine${engine ? ` on ${engine}` : ''}, seed ${seed}`);
 const started = Date.now();
-const result = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), 'test/fuzz/fuzz.test.ts', '--runInBand'], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    FUZZ_RUNS: runs,
-    FUZZ_SEED: seed,
-    FUZZ_ENGINE: engine,
-    FUZZ_KEEP_GOING: values.stop ? '0' : '1',
-    FUZZ_REPORT: '1',
+const result = spawnSync(
+  process.execPath,
+  [require.resolve('jest/bin/jest'), 'test/fuzz/fuzz.test.ts', '--runInBand'],
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      FUZZ_RUNS: runs,
+      FUZZ_SEED: seed,
+      FUZZ_ENGINE: engine,
+      FUZZ_KEEP_GOING: values.stop ? '0' : '1',
+      FUZZ_REPORT: '1',
+    },
   },
-});
+);
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-console.log(`fuzz: finished in ${minutes} min (seed ${seed}); replay with: npm run fuzz -- --seed ${seed} --runs ${runs}${engine ? ` --engine ${engine}` : ''}`);
+console.log(
+  `fuzz: finished in ${minutes} min (seed ${seed}); replay with: npm run fuzz -- --seed ${seed} --runs ${runs}${engine ? ` --engine ${engine}` : ''}`,
+);
 process.exit(result.status ?? 1);

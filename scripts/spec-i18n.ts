@@ -25,7 +25,8 @@ export function translatableTexts(doc: Json): Map<string, string> {
     else if (node && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
         const here = `${pointer}/${escape(key)}`;
-        const isText = (key === 'summary' || key === 'description' || here === '/info/title') && typeof value === 'string';
+        const isText =
+          (key === 'summary' || key === 'description' || here === '/info/title') && typeof value === 'string';
         // `examples` hold sample data, not prose
         if (isText) texts.set(here, value as string);
         else if (key !== 'examples' && key !== 'example') walk(value, here);
@@ -50,8 +51,10 @@ export function localise(doc: Json, lang: string): Json {
   const missing = [...texts.keys()].filter((key) => typeof translations[key] !== 'string' || !translations[key].trim());
   const extra = Object.keys(translations).filter((key) => !texts.has(key));
   if (missing.length || extra.length) {
-    throw new Error(`openapi/i18n/${lang}.yaml: ${missing.length} missing (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}), `
-      + `${extra.length} extra (${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ', …' : ''})`);
+    throw new Error(
+      `openapi/i18n/${lang}.yaml: ${missing.length} missing (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}), ` +
+        `${extra.length} extra (${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ', …' : ''})`,
+    );
   }
   const copy = structuredClone(doc) as Record<string, unknown>;
   for (const [pointer, text] of Object.entries(translations)) set(copy, pointer, text);
@@ -59,7 +62,10 @@ export function localise(doc: Json, lang: string): Json {
 }
 
 function set(doc: Record<string, unknown>, pointer: string, value: string): void {
-  const keys = pointer.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
   const last = keys.pop() as string;
   const parent = keys.reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, doc);
   parent[last] = value;

@@ -55,16 +55,26 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   }
   useRequestLog(app, logger);
   app.use(apiHeaders);
-  app.get(`${config.basePath}/livez`, (_req, res) => { res.json({ status: 'ok' }); });
+  app.get(`${config.basePath}/livez`, (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   app.get(`${config.basePath}/readyz`, readiness(context));
   if (metrics.enabled) app.get(`${config.basePath}/metrics`, metricsRoute(metrics, config.metricsToken));
   // the Redoc site of `npm run docs`; `/docs` and `/docs/<lang>` redirect to their slash form. Without a built
   // site every request falls through to the final 404 `rest_no_route`.
-  app.use(`${config.basePath}/docs`, docsHeaders, express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }));
+  app.use(
+    `${config.basePath}/docs`,
+    docsHeaders,
+    express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }),
+  );
   app.get(`${config.basePath || ''}/`, serviceIndex);
 
   app.use(namespace, corsFor(config), contentLanguage);
-  app.use(namespace, express.json({ limit: config.bodyLimit }), express.urlencoded({ extended: true, limit: config.bodyLimit }));
+  app.use(
+    namespace,
+    express.json({ limit: config.bodyLimit }),
+    express.urlencoded({ extended: true, limit: config.bodyLimit }),
+  );
   app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
@@ -72,14 +82,16 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
   compileValidatorRoutesOnce();
-  app.use(OpenApiValidator.middleware({
-    apiSpec: withServer(context, namespace),
-    validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
-    validateResponses: validateResponses ? { allErrors: true } : false,
-    validateSecurity: false,
-    $refParser: { mode: 'dereference' },
-    ignorePaths: (path: string) => !path.startsWith(namespace),
-  }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: withServer(context, namespace),
+      validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
+      validateResponses: validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      $refParser: { mode: 'dereference' },
+      ignorePaths: (path: string) => !path.startsWith(namespace),
+    }),
+  );
   app.use(namespace, headAsGet.after);
   const idempotent = idempotentCreate(createdRenderers);
   for (const op of spec.operations) {
@@ -87,7 +99,9 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     const once = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ? [idempotent] : [];
     app[op.method](namespace + op.expressPath, bindOperation(op), ...once, handler);
   }
-  app.use(() => { throw new ApiError(404, 'rest_no_route', 'no_route'); });
+  app.use(() => {
+    throw new ApiError(404, 'rest_no_route', 'no_route');
+  });
   app.use(errorHandler);
   return app;
 }
@@ -128,7 +142,9 @@ const headAsGet: Record<'before' | 'after', RequestHandler> = {
 
 /** The validator reads a copy of the spec whose server is this deployment's namespace path. */
 function withServer({ spec }: AppContext, namespace: string) {
-  return { ...structuredClone(spec.document), servers: [{ url: namespace }] } as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
+  return { ...structuredClone(spec.document), servers: [{ url: namespace }] } as Parameters<
+    typeof OpenApiValidator.middleware
+  >[0]['apiSpec'];
 }
 
 /**
@@ -138,7 +154,9 @@ function withServer({ spec }: AppContext, namespace: string) {
  * a field the spec does not have.
  */
 function bindOperation(op: Operation): RequestHandler {
-  const integers = op.parameters.filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer').map((p) => p.name);
+  const integers = op.parameters
+    .filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer')
+    .map((p) => p.name);
   const declared = op.body && Object.keys(op.body.properties);
   return (req, res, next) => {
     res.locals.operation = op;

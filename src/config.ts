@@ -61,12 +61,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const basePath = (env.BASE_PATH ?? '').replace(/\/+$/, '');
   if (basePath && !basePath.startsWith('/')) throw new ConfigError('BASE_PATH must start with "/"');
   const siteTimezone = env.SITE_TIMEZONE || 'UTC';
-  if (!DateTime.now().setZone(siteTimezone).isValid) throw new ConfigError(`SITE_TIMEZONE is not a known time zone: ${siteTimezone}`);
+  if (!DateTime.now().setZone(siteTimezone).isValid)
+    throw new ConfigError(`SITE_TIMEZONE is not a known time zone: ${siteTimezone}`);
   const defaultLanguage = (env.DEFAULT_LANGUAGE || 'en') as Language;
-  if (!LANGUAGES.includes(defaultLanguage)) throw new ConfigError(`DEFAULT_LANGUAGE must be one of ${LANGUAGES.join(', ')}`);
+  if (!LANGUAGES.includes(defaultLanguage))
+    throw new ConfigError(`DEFAULT_LANGUAGE must be one of ${LANGUAGES.join(', ')}`);
   const publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : undefined;
-  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError('PUBLIC_URL must be an absolute http(s) URL');
-  if (Boolean(env.ADMIN_LOGIN) !== Boolean(env.ADMIN_PASSWORD)) throw new ConfigError('ADMIN_LOGIN and ADMIN_PASSWORD go together');
+  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl))
+    throw new ConfigError('PUBLIC_URL must be an absolute http(s) URL');
+  if (Boolean(env.ADMIN_LOGIN) !== Boolean(env.ADMIN_PASSWORD))
+    throw new ConfigError('ADMIN_LOGIN and ADMIN_PASSWORD go together');
   return Object.freeze({
     port,
     host: env.HOST || '0.0.0.0',
@@ -79,11 +83,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     loginMaxFailures: integer(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES', 1, 1_000_000),
-    loginFailureWindowSeconds: integer(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS', 1, 86_400 * 30),
+    loginFailureWindowSeconds: integer(
+      env.LOGIN_FAILURE_WINDOW_SECONDS,
+      900,
+      'LOGIN_FAILURE_WINDOW_SECONDS',
+      1,
+      86_400 * 30,
+    ),
     bodyLimit: env.BODY_LIMIT || '1mb',
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
     auditRetentionDays: integer(env.AUDIT_RETENTION_DAYS, 365, 'AUDIT_RETENTION_DAYS', 1, 36_500),
-    corsOrigins: env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*' ? '*' : env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins:
+      env.CORS_ORIGINS === undefined || env.CORS_ORIGINS.trim() === '*'
+        ? '*'
+        : env.CORS_ORIGINS.split(',')
+            .map((o) => o.trim())
+            .filter(Boolean),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS', 1_000, 600_000),
     icalMaxEvents: integer(env.ICAL_MAX_EVENTS, 10_000, 'ICAL_MAX_EVENTS', 1, 1_000_000),
     metrics: !['off', '0', 'false'].includes((env.METRICS ?? '').trim().toLowerCase()),
@@ -91,7 +106,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
     changesRetentionDays: integer(env.CHANGES_RETENTION_DAYS, 30, 'CHANGES_RETENTION_DAYS', 1, 3650),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
-    webhookDisableAfterSeconds: integer(env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400, 'WEBHOOK_DISABLE_AFTER_SECONDS', 1, 365 * 86_400),
+    webhookDisableAfterSeconds: integer(
+      env.WEBHOOK_DISABLE_AFTER_SECONDS,
+      5 * 86_400,
+      'WEBHOOK_DISABLE_AFTER_SECONDS',
+      1,
+      365 * 86_400,
+    ),
     webhookTimeoutMs: integer(env.WEBHOOK_TIMEOUT_MS, 10_000, 'WEBHOOK_TIMEOUT_MS', 100, 60_000),
     webhookPollMs: integer(env.WEBHOOK_POLL_MS, 1_000, 'WEBHOOK_POLL_MS', 10, 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
@@ -114,6 +135,7 @@ function retrySchedule(raw: string | undefined): number[] {
 function integer(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }

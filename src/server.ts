@@ -41,7 +41,9 @@ async function main(): Promise<void> {
   });
 
   // open-ended recurring series: horizons extended daily, by one node (the lease in the database)
-  const stopHorizonJob = startHorizonJob(db, config, (err) => logger.error({ err }, 'extending recurrence horizons failed'));
+  const stopHorizonJob = startHorizonJob(db, config, (err) =>
+    logger.error({ err }, 'extending recurrence horizons failed'),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

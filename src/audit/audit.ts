@@ -45,24 +45,43 @@ export function actorOf(caller: Caller | undefined): Actor {
  * The fields of `after` whose value differs from `before` (all of them for a create: `before` undefined), with
  * both values; secrets as `[redacted]`.
  */
-export function changes(before: Record<string, unknown> | undefined, after: Record<string, unknown>): Record<string, Change> {
+export function changes(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+): Record<string, Change> {
   const out: Record<string, Change> = {};
   for (const [field, value] of Object.entries(after)) {
     if (value === undefined) continue;
     const old = before?.[field];
     if (before && JSON.stringify(old) === JSON.stringify(value)) continue;
     const secret = SECRET.test(field);
-    out[field] = before === undefined
-      ? { new: secret ? REDACTED : value }
-      : { old: secret ? REDACTED : old, new: secret ? REDACTED : value };
+    out[field] =
+      before === undefined
+        ? { new: secret ? REDACTED : value }
+        : { old: secret ? REDACTED : old, new: secret ? REDACTED : value };
   }
   return out;
 }
 
-export async function audit(trx: Executor, who: Caller | Actor, operation: Operation, resource: Resource, recordId: number | string, fields: Record<string, Change> = {}): Promise<void> {
+export async function audit(
+  trx: Executor,
+  who: Caller | Actor,
+  operation: Operation,
+  resource: Resource,
+  recordId: number | string,
+  fields: Record<string, Change> = {},
+): Promise<void> {
   const actor = 'role' in who ? actorOf(who) : who;
   await trx('audit_log').insert({
-    at_utc: utcNow(), user_id: actor.userId, login: actor.login, app_password: actor.appPassword, address: actor.address,
-    via: actor.via, operation, resource, record_id: String(recordId), changes: JSON.stringify(fields),
+    at_utc: utcNow(),
+    user_id: actor.userId,
+    login: actor.login,
+    app_password: actor.appPassword,
+    address: actor.address,
+    via: actor.via,
+    operation,
+    resource,
+    record_id: String(recordId),
+    changes: JSON.stringify(fields),
   });
 }

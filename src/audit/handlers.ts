@@ -17,8 +17,16 @@ function utcParam(name: string, value: string | undefined): string | undefined {
 
 function toWire(row: AuditRow) {
   return {
-    id: row.id, date_utc: utcTextToIso(row.at_utc), user: row.user_id, login: row.login, application_password: row.app_password,
-    address: row.address, via: row.via, operation: row.operation, resource: row.resource, record: row.record_id,
+    id: row.id,
+    date_utc: utcTextToIso(row.at_utc),
+    user: row.user_id,
+    login: row.login,
+    application_password: row.app_password,
+    address: row.address,
+    via: row.via,
+    operation: row.operation,
+    resource: row.resource,
+    record: row.record_id,
     changes: JSON.parse(row.changes) as Record<string, { old?: unknown; new?: unknown }>,
   };
 }
@@ -28,7 +36,13 @@ export const auditHandlers = {
     // administrators only: the route's capability (`manage_options`), checked before validation
     const page = paging(req.query);
     const { user, resource, id } = req.query;
-    const filters = { user, resource, id: id === undefined ? undefined : String(id), after: utcParam('after', req.query.after), before: utcParam('before', req.query.before) };
+    const filters = {
+      user,
+      resource,
+      id: id === undefined ? undefined : String(id),
+      after: utcParam('after', req.query.after),
+      before: utcParam('before', req.query.before),
+    };
     const { rows, total } = await listAudit(context(req).db, filters, page.perPage, page.offset);
     sendList(req, res, { key: 'audit', items: rows.map(toWire), total, paging: page });
   },

@@ -27,7 +27,12 @@ export interface AuditFilters {
 }
 
 /** Newest first. */
-export async function listAudit(db: Executor, f: AuditFilters, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }> {
+export async function listAudit(
+  db: Executor,
+  f: AuditFilters,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AuditRow[]; total: number }> {
   const query = db('audit_log');
   if (f.user !== undefined) query.where('user_id', f.user);
   if (f.resource !== undefined) query.where('resource', f.resource);
@@ -38,13 +43,22 @@ export async function listAudit(db: Executor, f: AuditFilters, limit: number, of
     query.clone().orderBy('id', 'desc').limit(limit).offset(offset).select('*') as Promise<AuditRow[]>,
     query.clone().count({ n: '*' }) as Promise<Array<{ n: number | string }>>,
   ]);
-  return { rows: rows.map((row) => ({ ...row, id: toNumber(row.id), user_id: row.user_id === null ? null : toNumber(row.user_id) })), total: toNumber(n) };
+  return {
+    rows: rows.map((row) => ({
+      ...row,
+      id: toNumber(row.id),
+      user_id: row.user_id === null ? null : toNumber(row.user_id),
+    })),
+    total: toNumber(n),
+  };
 }
 
 /** Deletes the entries older than the retention, and idempotency keys past their 24 hours. */
 export async function purgeExpired(db: Executor, retentionDays: number): Promise<{ audit: number; keys: number }> {
   const utc = (ms: number) => utcAt(new Date(now().getTime() - ms));
-  const audit = await db('audit_log').where('at_utc', '<', utc(retentionDays * 86_400_000)).delete();
+  const audit = await db('audit_log')
+    .where('at_utc', '<', utc(retentionDays * 86_400_000))
+    .delete();
   const keys = await db('idempotency_keys').where('created_utc', '<', utc(86_400_000)).delete();
   return { audit, keys };
 }

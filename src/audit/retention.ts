@@ -9,9 +9,12 @@ import { purgeExpired } from './repository';
 const EVERY_MS = 3_600_000;
 
 export function startRetention(db: Db, retentionDays: number, logger: Logger): () => void {
-  const run = () => purgeExpired(db, retentionDays)
-    .then((purged) => { if (purged.audit || purged.keys) logger.info(purged, 'purged expired audit entries and idempotency keys'); })
-    .catch((err: unknown) => logger.warn({ err }, 'retention purge failed'));
+  const run = () =>
+    purgeExpired(db, retentionDays)
+      .then((purged) => {
+        if (purged.audit || purged.keys) logger.info(purged, 'purged expired audit entries and idempotency keys');
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'retention purge failed'));
   void run();
   const timer = setInterval(run, EVERY_MS);
   timer.unref();

@@ -30,12 +30,24 @@ export async function listTables(db: Executor): Promise<TableInfo[]> {
 async function sqliteTables(db: Executor): Promise<TableInfo[]> {
   // ordinary tables only: virtual tables (FTS5 indexes) and their shadow tables are derived, rebuilt by triggers
   const rows = (await db.raw(`select l.name, m.sql from pragma_table_list l join sqlite_master m on m.name = l.name
-    where l.schema = 'main' and l.type = 'table' and l.name not like 'sqlite\\_%' escape '\\' order by l.name`)) as Array<{ name: string; sql: string }>;
+    where l.schema = 'main' and l.type = 'table' and l.name not like 'sqlite\\_%' escape '\\' order by l.name`)) as Array<{
+    name: string;
+    sql: string;
+  }>;
   const tables: TableInfo[] = [];
   for (const { name, sql } of rows) {
-    const columns = (await db.raw('select name, type, pk from pragma_table_info(?) order by cid', [name])) as Array<{ name: string; type: string; pk: number }>;
-    const foreign = (await db.raw('select "table" as target from pragma_foreign_key_list(?)', [name])) as Array<{ target: string }>;
-    const key = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+    const columns = (await db.raw('select name, type, pk from pragma_table_info(?) order by cid', [name])) as Array<{
+      name: string;
+      type: string;
+      pk: number;
+    }>;
+    const foreign = (await db.raw('select "table" as target from pragma_foreign_key_list(?)', [name])) as Array<{
+      target: string;
+    }>;
+    const key = columns
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
     const single = key.length === 1 ? columns.find((c) => c.name === key[0]) : undefined;
     tables.push({
       name,
@@ -60,18 +72,27 @@ function sqliteKind(declared: string): ColumnKind {
 }
 
 async function postgresTables(db: Executor): Promise<TableInfo[]> {
-  const { rows: names } = (await db.raw(`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relname`)) as { rows: Array<{ name: string }> };
+  const { rows: names } =
+    (await db.raw(`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relname`)) as {
+      rows: Array<{ name: string }>;
+    };
   const { rows: columns } = (await db.raw(`select table_name as "table", column_name as name, data_type as type
-    from information_schema.columns where table_schema = current_schema() order by ordinal_position`)) as { rows: Array<{ table: string; name: string; type: string }> };
+    from information_schema.columns where table_schema = current_schema() order by ordinal_position`)) as {
+    rows: Array<{ table: string; name: string; type: string }>;
+  };
   const { rows: keys } = (await db.raw(`select c.relname as "table", a.attname as name,
       array_position(i.indkey::smallint[], a.attnum) as position
     from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
     join pg_attribute a on a.attrelid = c.oid and a.attnum = any(i.indkey)
-    where i.indisprimary and n.nspname = current_schema() order by 1, 3`)) as { rows: Array<{ table: string; name: string }> };
+    where i.indisprimary and n.nspname = current_schema() order by 1, 3`)) as {
+    rows: Array<{ table: string; name: string }>;
+  };
   const { rows: foreign } = (await db.raw(`select c.relname as "table", r.relname as target
     from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_class r on r.oid = k.confrelid
-    join pg_namespace n on n.oid = c.relnamespace where k.contype = 'f' and n.nspname = current_schema()`)) as { rows: Array<{ table: string; target: string }> };
+    join pg_namespace n on n.oid = c.relnamespace where k.contype = 'f' and n.nspname = current_schema()`)) as {
+    rows: Array<{ table: string; target: string }>;
+  };
   const tables: TableInfo[] = [];
   for (const { name } of names) {
     const own = columns.filter((c) => c.table === name);
@@ -79,7 +100,10 @@ async function postgresTables(db: Executor): Promise<TableInfo[]> {
     const single = key.length === 1 ? own.find((c) => c.name === key[0]) : undefined;
     let sequenceColumn: string | undefined;
     if (single && postgresKind(single.type) === 'integer') {
-      const { rows } = (await db.raw('select pg_get_serial_sequence(?, ?) as sequence', [quoteIdentifier(name), single.name])) as { rows: Array<{ sequence: string | null }> };
+      const { rows } = (await db.raw('select pg_get_serial_sequence(?, ?) as sequence', [
+        quoteIdentifier(name),
+        single.name,
+      ])) as { rows: Array<{ sequence: string | null }> };
       if (rows[0]?.sequence) sequenceColumn = single.name;
     }
     tables.push({
@@ -107,8 +131,10 @@ function postgresKind(type: string): ColumnKind {
 export async function lastIssuedId(db: Executor, table: TableInfo): Promise<number> {
   if (!table.sequenceColumn) return 0;
   if (isPostgres(db)) {
-    const { rows } = (await db.raw('select pg_sequence_last_value(pg_get_serial_sequence(?, ?)::regclass) as last',
-      [quoteIdentifier(table.name), table.sequenceColumn])) as { rows: Array<{ last: string | null }> };
+    const { rows } = (await db.raw('select pg_sequence_last_value(pg_get_serial_sequence(?, ?)::regclass) as last', [
+      quoteIdentifier(table.name),
+      table.sequenceColumn,
+    ])) as { rows: Array<{ last: string | null }> };
     return Number(rows[0]?.last ?? 0);
   }
   const rows = (await db.raw('select seq from sqlite_sequence where name = ?', [table.name])) as Array<{ seq: number }>;
@@ -123,9 +149,17 @@ export async function advanceSequence(db: Executor, table: TableInfo, lastId: nu
   const last = Math.max(Number(max ?? 0), lastId);
   if (isPostgres(db)) {
     // setval(…, 1, false): the next id is 1; setval(…, n, true): the next is n + 1
-    await db.raw('select setval(pg_get_serial_sequence(?, ?)::regclass, ?, ?)', [quoteIdentifier(table.name), column, Math.max(last, 1), last > 0]);
+    await db.raw('select setval(pg_get_serial_sequence(?, ?)::regclass, ?, ?)', [
+      quoteIdentifier(table.name),
+      column,
+      Math.max(last, 1),
+      last > 0,
+    ]);
   } else if (last > 0) {
-    const updated = (await db.raw('update sqlite_sequence set seq = ? where name = ? returning name', [last, table.name])) as unknown[];
+    const updated = (await db.raw('update sqlite_sequence set seq = ? where name = ? returning name', [
+      last,
+      table.name,
+    ])) as unknown[];
     if (!updated.length) await db.raw('insert into sqlite_sequence (name, seq) values (?, ?)', [table.name, last]);
   }
 }

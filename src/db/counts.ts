@@ -15,7 +15,13 @@ const memos = new WeakMap<object, Map<string, { version: number; total: number }
  * The total of a list whose page (`limit` rows from `offset`) holds `onPage` rows; `count` builds the query
  * `count({ total: '*' })` of the same filters.
  */
-export async function listTotal(db: Executor, onPage: number, limit: number, offset: number, count: () => Knex.QueryBuilder): Promise<number> {
+export async function listTotal(
+  db: Executor,
+  onPage: number,
+  limit: number,
+  offset: number,
+  count: () => Knex.QueryBuilder,
+): Promise<number> {
   if (onPage > 0 && onPage < limit) return offset + onPage;
   if (onPage === 0 && offset === 0) return 0;
   return exactCount(db, count());

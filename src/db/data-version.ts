@@ -12,9 +12,22 @@ import { statement } from './statements';
 export const DATA_VERSION_TABLE = 'data_version';
 
 /** The tables whose rows change what a read answers (a migration adding one calls `bumpDataVersionOn`). */
-export const VERSIONED_TABLES = ['users', 'posts', 'terms', 'term_relationships', 'images', 'venues', 'organizers',
-  'events', 'event_organizers', 'post_translations', 'term_translations', 'event_series', 'series_occurrences',
-  'search_docs'];
+export const VERSIONED_TABLES = [
+  'users',
+  'posts',
+  'terms',
+  'term_relationships',
+  'images',
+  'venues',
+  'organizers',
+  'events',
+  'event_organizers',
+  'post_translations',
+  'term_translations',
+  'event_series',
+  'series_occurrences',
+  'search_docs',
+];
 
 export async function createDataVersion(knex: Knex): Promise<void> {
   await knex.schema.createTable(DATA_VERSION_TABLE, (t) => {
@@ -38,20 +51,28 @@ export async function createDataVersion(knex: Knex): Promise<void> {
 
 export async function bumpDataVersionOn(knex: Knex, table: string): Promise<void> {
   if (isPostgres(knex)) {
-    await knex.raw(`create constraint trigger ?? after insert or update or delete on ?? deferrable initially deferred
-      for each row execute function bump_data_version()`, [`${table}_data_version`, table]);
+    await knex.raw(
+      `create constraint trigger ?? after insert or update or delete on ?? deferrable initially deferred
+      for each row execute function bump_data_version()`,
+      [`${table}_data_version`, table],
+    );
     return;
   }
   for (const operation of ['insert', 'update', 'delete']) {
-    await knex.raw(`create trigger ?? after ${operation} on ?? begin
-      update ${DATA_VERSION_TABLE} set version = version + 1 where id = 1; end`, [`${table}_${operation}_data_version`, table]);
+    await knex.raw(
+      `create trigger ?? after ${operation} on ?? begin
+      update ${DATA_VERSION_TABLE} set version = version + 1 where id = 1; end`,
+      [`${table}_${operation}_data_version`, table],
+    );
   }
 }
 
 export async function dropDataVersion(knex: Knex): Promise<void> {
   for (const table of VERSIONED_TABLES) {
     if (isPostgres(knex)) await knex.raw('drop trigger if exists ?? on ??', [`${table}_data_version`, table]);
-    else for (const op of ['insert', 'update', 'delete']) await knex.raw('drop trigger if exists ??', [`${table}_${op}_data_version`]);
+    else
+      for (const op of ['insert', 'update', 'delete'])
+        await knex.raw('drop trigger if exists ??', [`${table}_${op}_data_version`]);
   }
   if (isPostgres(knex)) await knex.raw('drop function if exists bump_data_version()');
   await knex.schema.dropTableIfExists(DATA_VERSION_TABLE);

@@ -92,7 +92,11 @@ export async function lockRows(trx: Knex.Transaction, table: string, ids: number
  * `attempts` times) when it loses a race on a unique or foreign-key constraint: the next attempt sees the winner's
  * row, or the missing one, and answers accordingly.
  */
-export async function transactionWithRetry<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, attempts = 8): Promise<T> {
+export async function transactionWithRetry<T>(
+  db: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  attempts = 8,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await (isPostgres(db) ? db.transaction(work) : groupedTransaction(db, work));

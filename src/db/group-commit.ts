@@ -14,7 +14,11 @@
 import type { Knex } from 'knex';
 
 type Work<T> = (trx: Knex.Transaction) => Promise<T>;
-interface Queued { work: Work<unknown>; resolve(value: unknown): void; reject(err: unknown): void }
+interface Queued {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
 /** Bounds how long the first write of a group waits for the last one's work. */

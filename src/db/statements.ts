@@ -55,8 +55,14 @@ function valueOf(args: Arg[], { arg, index }: { arg: number; index?: number }): 
   return index === undefined ? (value as Scalar) : (value as readonly Scalar[])[index];
 }
 
-function compile<A extends Arg[]>(db: Executor, build: (db: Executor, ...args: A) => Knex.QueryBuilder, args: A): Compiled {
-  const marks = args.map((a, i) => (Array.isArray(a) ? a.map((_, j) => `${MARK}${i}.${j}${MARK}`) : `${MARK}${i}${MARK}`)) as unknown as A;
+function compile<A extends Arg[]>(
+  db: Executor,
+  build: (db: Executor, ...args: A) => Knex.QueryBuilder,
+  args: A,
+): Compiled {
+  const marks = args.map((a, i) =>
+    Array.isArray(a) ? a.map((_, j) => `${MARK}${i}.${j}${MARK}`) : `${MARK}${i}${MARK}`,
+  ) as unknown as A;
   const query = build(db, ...marks).toSQL();
   const slots = query.bindings.map((binding) => {
     if (typeof binding !== 'string' || !binding.includes(MARK)) return { value: binding };
@@ -70,8 +76,12 @@ function compile<A extends Arg[]>(db: Executor, build: (db: Executor, ...args: A
 
 // ---- SQLite
 
-interface SqliteStatement { all(...values: unknown[]): unknown[] }
-interface SqliteConnection { prepare(sql: string): SqliteStatement }
+interface SqliteStatement {
+  all(...values: unknown[]): unknown[];
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+}
 
 /** The one connection of each SQLite database (db/knex.ts registers it when the pool creates it). */
 const sqliteConnections = new WeakMap<object, () => SqliteConnection | undefined>();
@@ -80,7 +90,11 @@ export function registerSqliteConnection(client: object, connection: () => Sqlit
   sqliteConnections.set(client, connection);
 }
 
-interface Pool { numUsed(): number; numPendingAcquires(): number; numPendingCreates(): number }
+interface Pool {
+  numUsed(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+}
 
 async function runSqlite(db: Executor, compiled: Compiled, values: unknown[]): Promise<unknown[]> {
   const bound = values.map((v) => (typeof v === 'boolean' ? Number(v) : v)); // as Knex binds them
@@ -94,8 +108,13 @@ async function runSqlite(db: Executor, compiled: Compiled, values: unknown[]): P
 
 // ---- PostgreSQL
 
-interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
-interface PgClient { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> }
+interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+interface PgClient {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<void>;
+}
 
 async function runPostgres(db: Executor, compiled: Compiled, values: unknown[]): Promise<unknown[]> {
   if (db.isTransaction) return ((await db.raw(compiled.sql, values as Knex.Value[])) as { rows: unknown[] }).rows;

@@ -36,12 +36,18 @@ export function clockStartingAt(instant: string | Date): Clock {
 }
 
 /** A clock standing still at `instant`, moved only by `advance` (tests of horizons, retention, schedules). */
-export function manualClock(instant: string | Date): Clock & { advance(ms: number): void; set(instant: string | Date): void } {
+export function manualClock(
+  instant: string | Date,
+): Clock & { advance(ms: number): void; set(instant: string | Date): void } {
   let at = new Date(instant).getTime();
   if (Number.isNaN(at)) throw new RangeError(`Not an instant: ${String(instant)}`);
   return {
     now: () => new Date(at),
-    advance(ms) { at += ms; },
-    set(next) { at = new Date(next).getTime(); },
+    advance(ms) {
+      at += ms;
+    },
+    set(next) {
+      at = new Date(next).getTime();
+    },
   };
 }

@@ -45,7 +45,9 @@ function inferCurrency(entries: string[]): { symbol: string; position: Position 
 }
 
 export function parseCost(input: string | number | Array<string | number>): {
-  entries: string[]; symbol: string; position: 'prefix' | 'postfix' | '';
+  entries: string[];
+  symbol: string;
+  position: 'prefix' | 'postfix' | '';
 } {
   const entries = (Array.isArray(input) ? input : [input])
     .filter((value) => typeof value === 'string' || Number.isFinite(value))
@@ -54,8 +56,13 @@ export function parseCost(input: string | number | Array<string | number>): {
   return { entries, ...inferCurrency(entries) };
 }
 
-export function costOf(entries: string[], symbol: string, position: 'prefix' | 'postfix' | ''): {
-  cost: string; cost_details: CostDetails;
+export function costOf(
+  entries: string[],
+  symbol: string,
+  position: 'prefix' | 'postfix' | '',
+): {
+  cost: string;
+  cost_details: CostDetails;
 } {
   // each distinct amount once, as first written; sorted by value
   const amounts = new Map<number, { text: string; value: string }>();

@@ -81,8 +81,15 @@ function wallMillis(wallClock: WallClock): number {
     const date = new Date(0);
     date.setUTCFullYear(year, month - 1, day); // years below 100 stay themselves (Date.UTC would add 1900)
     date.setUTCHours(hour, minute, second, 0);
-    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day &&
-      date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second) return date.getTime();
+    if (
+      date.getUTCFullYear() === year &&
+      date.getUTCMonth() === month - 1 &&
+      date.getUTCDate() === day &&
+      date.getUTCHours() === hour &&
+      date.getUTCMinutes() === minute &&
+      date.getUTCSeconds() === second
+    )
+      return date.getTime();
   }
   throw new RangeError(`Not a 'YYYY-MM-DD HH:MM:SS' time: ${JSON.stringify(wallClock)}`);
 }
@@ -196,7 +203,12 @@ export function fromUtc(wallClock: WallClock): DateTime {
 
 /** The components of a wall-clock string as zero-padded strings (the plugin's date details). */
 export function dateDetails(wallClock: WallClock): {
-  year: string; month: string; day: string; hour: string; minutes: string; seconds: string;
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minutes: string;
+  seconds: string;
 } {
   // the format alone, not the calendar: WordPress's '0000-00-00 00:00:00' has details too
   const m = WALL_CLOCK.exec(wallClock);

@@ -10,8 +10,14 @@ const MAX_LENGTH = 200;
 export function makeSlug(text: string): string {
   const ascii = slugify(text, { lower: true, strict: true, trim: true });
   if (ascii) return ascii.slice(0, MAX_LENGTH).replace(/-+$/, '');
-  const words = text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
-  return encodeURIComponent(words).toLowerCase().slice(0, MAX_LENGTH).replace(/%[0-9a-f]?$/, '');
+  const words = text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  return encodeURIComponent(words)
+    .toLowerCase()
+    .slice(0, MAX_LENGTH)
+    .replace(/%[0-9a-f]?$/, '');
 }
 
 /** What every slug `firstFreeSlug` may make from `base` starts with: look up the slugs taken with this prefix. */

@@ -14,7 +14,13 @@ import { ApiError } from './errors';
 import { findUserById, findUserByLogin, type UserRow } from '../users/repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../users/passwords';
 import { can, type Caller, type Capability } from '../users/roles';
-import { appPasswordUse, liveAppPassword, matchAppPassword, noteUse, type AppPasswordRow } from '../users/app-passwords';
+import {
+  appPasswordUse,
+  liveAppPassword,
+  matchAppPassword,
+  noteUse,
+  type AppPasswordRow,
+} from '../users/app-passwords';
 import type { Db } from '../db/knex';
 
 const CACHE_TTL_MS = 60_000;
@@ -32,7 +38,8 @@ export const authenticate: RequestHandler = async (req, res, next) => {
   if (credentials === undefined) return next();
   if (credentials === null) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
   const who = await verify(req, credentials.login, credentials.password);
-  if (who.appPassword?.scope === 'read' && !READS.has(req.method)) throw new ApiError(403, 'rest_forbidden', 'app_password_read_only');
+  if (who.appPassword?.scope === 'read' && !READS.has(req.method))
+    throw new ApiError(403, 'rest_forbidden', 'app_password_read_only');
   res.locals.caller = { ...who, address: req.ip } satisfies Caller;
   next();
 };
@@ -81,7 +88,12 @@ async function verify(req: Request, login: string, password: string): Promise<Ca
   if (cached && cached.expires > Date.now()) {
     const user = await findUserById(db, cached.userId);
     const app = cached.appPasswordId === undefined ? undefined : await liveAppPassword(db, cached.appPasswordId);
-    if (user && user.password_hash === cached.passwordHash && user.login === login && (cached.appPasswordId === undefined || app)) {
+    if (
+      user &&
+      user.password_hash === cached.passwordHash &&
+      user.login === login &&
+      (cached.appPasswordId === undefined || app)
+    ) {
       return callerOf(db, user, app, address);
     }
   }
@@ -111,5 +123,10 @@ async function callerOf(db: Db, user: UserRow, app: AppPasswordRow | undefined, 
 
 function remember(key: string, user: UserRow, app: AppPasswordRow | undefined): void {
   if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value as string);
-  verified.set(key, { userId: user.id, passwordHash: user.password_hash, appPasswordId: app?.id, expires: Date.now() + CACHE_TTL_MS });
+  verified.set(key, {
+    userId: user.id,
+    passwordHash: user.password_hash,
+    appPasswordId: app?.id,
+    expires: Date.now() + CACHE_TTL_MS,
+  });
 }

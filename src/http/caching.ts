@@ -30,7 +30,10 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
       const state = res.locals.stateTag as string | undefined;
       const version = res.locals.version as string | undefined;
-      res.setHeader('ETag', state ? `"${version ? `${version}.` : ''}${state}"` : bodyTag(who?.id, requestLanguage(req), body));
+      res.setHeader(
+        'ETag',
+        state ? `"${version ? `${version}.` : ''}${state}"` : bodyTag(who?.id, requestLanguage(req), body),
+      );
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
       cacheable(res, who, res.locals.noStore ? 0 : maxAge);
     } else {
@@ -50,10 +53,15 @@ export const versionedRead: RequestHandler = async (req, res, next) => {
   const who = caller(req);
   const version = await dataVersion(db);
   const state = `v${createHash('sha256')
-    .update(`${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}|${representation(req)}`)
-    .digest('base64url').slice(0, 31)}`;
+    .update(
+      `${version}|${who?.id ?? 0}|${requestLanguage(req)}|${baseUrl(req)}|${req.originalUrl}|${representation(req)}`,
+    )
+    .digest('base64url')
+    .slice(0, 31)}`;
   res.locals.stateTag = state;
-  const held = req.headers['if-none-match']?.split(/\s*,\s*/).find((tag) => tag.endsWith(`.${state}"`) || tag === `"${state}"`);
+  const held = req.headers['if-none-match']
+    ?.split(/\s*,\s*/)
+    .find((tag) => tag.endsWith(`.${state}"`) || tag === `"${state}"`);
   if (held) {
     res.setHeader('ETag', held);
     cacheable(res, who, config.cacheMaxAge);
@@ -75,7 +83,11 @@ export function singleRecord(res: Response, row: { id: number; version: number; 
 }
 
 function bodyTag(callerId: number | undefined, language: string, body: string | Buffer): string {
-  return `"${createHash('sha256').update(`${callerId ?? 0}|${language}|`).update(body).digest('base64url').slice(0, 32)}"`;
+  return `"${createHash('sha256')
+    .update(`${callerId ?? 0}|${language}|`)
+    .update(body)
+    .digest('base64url')
+    .slice(0, 32)}"`;
 }
 
 function cacheable(res: Response, who: unknown, maxAge: number): void {

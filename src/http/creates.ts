@@ -46,9 +46,16 @@ export function createdLocation(req: AnyRequest, { type, id }: Created): string 
  * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the record rendered.
  * A record deleted since it was made (a replay of an old create) is 410 `rest_created_record_gone`.
  */
-export async function sendCreated(req: AnyRequest, res: Response, created: Created, render: RenderCreated, location = createdLocation(req, created)): Promise<void> {
+export async function sendCreated(
+  req: AnyRequest,
+  res: Response,
+  created: Created,
+  render: RenderCreated,
+  location = createdLocation(req, created),
+): Promise<void> {
   const body = await render(req, created.id);
-  if (body === undefined) throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
+  if (body === undefined)
+    throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
   res.status(201);
   if (location !== null) res.setHeader('Location', location);
   res.json(body);

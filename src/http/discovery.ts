@@ -27,7 +27,12 @@ function routePattern(op: Operation): string {
   return `/${NAMESPACE}${pattern === '/' ? '' : pattern}`;
 }
 
-function argOf(document: OpenAPIV3_1.Document, schema: Schema | undefined, description: string | undefined, required: boolean): Arg {
+function argOf(
+  document: OpenAPIV3_1.Document,
+  schema: Schema | undefined,
+  description: string | undefined,
+  required: boolean,
+): Arg {
   const s = resolve<Schema>(document, schema ?? {}) as Record<string, unknown>;
   const picked = Object.fromEntries(
     (['type', 'default', 'enum', 'format', 'minimum', 'maximum', 'items'] as const)
@@ -41,7 +46,9 @@ function argOf(document: OpenAPIV3_1.Document, schema: Schema | undefined, descr
 /** Body fields of an operation. */
 function bodyArgs(document: OpenAPIV3_1.Document, op: Operation): Record<string, Arg> {
   const { properties = {}, required = new Set<string>() } = op.body ?? {};
-  return Object.fromEntries(Object.entries(properties).map(([name, s]) => [name, argOf(document, s, undefined, required.has(name))]));
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, s]) => [name, argOf(document, s, undefined, required.has(name))]),
+  );
 }
 
 function endpointOf(document: OpenAPIV3_1.Document, op: Operation): Endpoint {
@@ -57,8 +64,11 @@ export function namespaceIndex(spec: LoadedSpec, root: string, site: string) {
     const route = (routes[pattern] ??= { namespace: NAMESPACE, methods: [], endpoints: [] });
     const endpoint = endpointOf(spec.document, op);
     // POST, PUT and PATCH of one item share their arguments: one endpoint, as WordPress's EDITABLE
-    const same = EDITABLE.has(endpoint.methods[0]) && route.endpoints.find((e) =>
-      EDITABLE.has(e.methods[0]) && JSON.stringify(e.args) === JSON.stringify(endpoint.args));
+    const same =
+      EDITABLE.has(endpoint.methods[0]) &&
+      route.endpoints.find(
+        (e) => EDITABLE.has(e.methods[0]) && JSON.stringify(e.args) === JSON.stringify(endpoint.args),
+      );
     if (same) same.methods.push(...endpoint.methods);
     else route.endpoints.push(endpoint);
     route.methods.push(...endpoint.methods);

@@ -34,7 +34,14 @@ export class ApiError extends Error {
 
 /** 400 `rest_invalid_param` naming each bad parameter. */
 export function invalidParams(params: Record<string, ParamProblem>): ApiError {
-  return new ApiError(400, 'rest_invalid_param', 'invalid_params', { names: Object.keys(params).join(', ') }, {}, params);
+  return new ApiError(
+    400,
+    'rest_invalid_param',
+    'invalid_params',
+    { names: Object.keys(params).join(', ') },
+    {},
+    params,
+  );
 }
 
 export function invalidParam(name: string, key: MessageKey = 'invalid_param', values: MessageValues = {}): ApiError {
@@ -42,13 +49,23 @@ export function invalidParam(name: string, key: MessageKey = 'invalid_param', va
 }
 
 export function missingParams(names: string[]): ApiError {
-  return new ApiError(400, 'rest_missing_callback_param', 'missing_params', { names: names.join(', ') }, {}, undefined, names);
+  return new ApiError(
+    400,
+    'rest_missing_callback_param',
+    'missing_params',
+    { names: names.join(', ') },
+    {},
+    undefined,
+    names,
+  );
 }
 
 export function toWire(error: ApiError, language: ReturnType<typeof requestLanguage>): object {
   const data: Record<string, unknown> = { status: error.status, ...error.data };
   if (error.params) {
-    data.params = Object.fromEntries(Object.entries(error.params).map(([name, [key, values]]) => [name, message(language, key, { name, ...values })]));
+    data.params = Object.fromEntries(
+      Object.entries(error.params).map(([name, [key, values]]) => [name, message(language, key, { name, ...values })]),
+    );
     data.details = error.data.details ?? {};
   }
   if (error.missing) data.params = error.missing;
@@ -60,7 +77,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const error = asApiError(err);
   if (error.status === 500) req.log?.error({ err }, 'request failed');
   if (res.headersSent) return;
-  if (error.status === 429 && typeof error.data.retry_after === 'number') res.setHeader('Retry-After', String(error.data.retry_after));
+  if (error.status === 429 && typeof error.data.retry_after === 'number')
+    res.setHeader('Retry-After', String(error.data.retry_after));
   if (error.status === 412 && typeof error.data.etag === 'string') res.setHeader('ETag', error.data.etag);
   res.status(error.status).json(toWire(error, requestLanguage(req)));
 };
@@ -73,9 +91,12 @@ function asApiError(err: unknown): ApiError {
   if (err instanceof URIError) return new ApiError(404, 'rest_no_route', 'no_route');
   const { type, status, expose } = (err ?? {}) as { type?: string; status?: number; expose?: boolean };
   if (type === 'entity.parse.failed') return new ApiError(400, 'rest_invalid_json', 'invalid_json');
-  if (type === 'entity.too.large' || type === 'parameters.too.many') return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new ApiError(415, 'rest_unsupported_media_type', 'unsupported_media_type');
+  if (type === 'entity.too.large' || type === 'parameters.too.many')
+    return new ApiError(413, 'rest_payload_too_large', 'payload_too_large');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported')
+    return new ApiError(415, 'rest_unsupported_media_type', 'unsupported_media_type');
   // any other client error the body parser reports (bad compression, nesting too deep, aborted upload…)
-  if (expose && typeof status === 'number' && status >= 400 && status < 500) return new ApiError(status, 'rest_invalid_body', 'invalid_body');
+  if (expose && typeof status === 'number' && status >= 400 && status < 500)
+    return new ApiError(status, 'rest_invalid_body', 'invalid_body');
   return new ApiError(500, 'rest_internal_error', 'internal_error');
 }

@@ -24,7 +24,9 @@ function problemOf(value: unknown, depth = 0): ParamProblem | undefined {
 }
 
 export function requestGuard(spec: LoadedSpec): RequestHandler {
-  const queryNames = new Set(spec.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name)));
+  const queryNames = new Set(
+    spec.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name)),
+  );
   return (req, _res, next) => {
     const problems: Record<string, ParamProblem> = {};
     for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {

@@ -13,17 +13,24 @@ type Params<O extends OperationId> = operations[O]['parameters'];
 type PathOf<O extends OperationId> = Params<O> extends { path: infer P } ? (P extends undefined ? object : P) : object;
 type QueryOf<O extends OperationId> = Params<O> extends { query?: infer Q } ? NonNullable<Q> : object;
 type BodyOf<O extends OperationId> = operations[O] extends { requestBody?: { content: infer C } }
-  ? C extends { 'application/json': infer B } ? B : never
+  ? C extends { 'application/json': infer B }
+    ? B
+    : never
   : never;
 /** The JSON answer, or the text of an answer that is only text (text/calendar). */
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B
-  : R extends { content: { 'text/calendar': infer T } } ? T : never;
+type Json<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'text/calendar': infer T } }
+    ? T
+    : never;
 type SuccessOf<O extends OperationId> = {
   [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
 }[keyof operations[O]['responses']];
 
 /** Distributes over a union of operations: `TypedRequest<'a' | 'b'>` is either request. */
-export type TypedRequest<O extends OperationId> = O extends OperationId ? Request<PathOf<O>, SuccessOf<O>, Partial<BodyOf<O>>, QueryOf<O>> : never;
+export type TypedRequest<O extends OperationId> = O extends OperationId
+  ? Request<PathOf<O>, SuccessOf<O>, Partial<BodyOf<O>>, QueryOf<O>>
+  : never;
 export type TypedResponse<O extends OperationId> = Response<SuccessOf<O>>;
 export type Handler<O extends OperationId> = (req: TypedRequest<O>, res: TypedResponse<O>) => Promise<void> | void;
 

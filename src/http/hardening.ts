@@ -24,7 +24,18 @@ export const docsHeaders: RequestHandler = helmet.contentSecurityPolicy({
   },
 });
 
-const EXPOSED = ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'ETag', 'Last-Modified', 'Content-Language', 'X-Request-Id', 'Retry-After'];
+const EXPOSED = [
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'X-WP-Total',
+  'X-WP-TotalPages',
+  'Link',
+  'ETag',
+  'Last-Modified',
+  'Content-Language',
+  'X-Request-Id',
+  'Retry-After',
+];
 
 /** CORS for the namespace: any origin by default (credentials travel in `Authorization`, not cookies), or a list. */
 export function corsFor(config: Pick<Config, 'corsOrigins'>): RequestHandler {
@@ -32,7 +43,14 @@ export function corsFor(config: Pick<Config, 'corsOrigins'>): RequestHandler {
   return cors({
     origin: config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Modified-Since', 'X-Request-Id', 'X-WP-Nonce'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'If-None-Match',
+      'If-Modified-Since',
+      'X-Request-Id',
+      'X-WP-Nonce',
+    ],
     exposedHeaders: EXPOSED,
     maxAge: 600,
   });

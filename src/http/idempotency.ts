@@ -22,7 +22,14 @@ import { isPostgres, transactionWithRetry, utcNow, utcTextToMs } from '../db/dia
 import { now } from '../domain/clock';
 import { caller } from './auth';
 import { context } from './context';
-import { createdLocation, sendCreated, type AnyRequest, type Created, type CreatedRenderers, type CreatedType } from './creates';
+import {
+  createdLocation,
+  sendCreated,
+  type AnyRequest,
+  type Created,
+  type CreatedRenderers,
+  type CreatedType,
+} from './creates';
 import { ApiError, invalidParam } from './errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;
@@ -60,7 +67,9 @@ export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
     if (!key) throw invalidParam('Idempotency-Key', 'idempotency_key_invalid');
     const userId = caller(req)?.id as number; // creates are authorised before this runs
     const { db, config } = context(req);
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.originalUrl}\n${canonical(req.body)}`)
+      .digest('hex');
     const outcome = await claimKey(db, userId, key, fingerprint, config.requestTimeoutMs * 2);
     if (outcome.kind === 'replay') {
       const { row } = outcome;
@@ -80,9 +89,13 @@ export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
     const json = res.json.bind(res);
     res.json = (body?: unknown) => {
       // a success stores its body on the claim its create recorded; a refusal (nothing recorded) releases the claim
-      const settle = res.statusCode >= 200 && res.statusCode < 300
-        ? db('idempotency_keys').where(claim).whereNotNull('status').update({ body: JSON.stringify(body) })
-        : db('idempotency_keys').where(claim).whereNull('status').delete();
+      const settle =
+        res.statusCode >= 200 && res.statusCode < 300
+          ? db('idempotency_keys')
+              .where(claim)
+              .whereNotNull('status')
+              .update({ body: JSON.stringify(body) })
+          : db('idempotency_keys').where(claim).whereNull('status').delete();
       // the answer goes out even when this write fails: a stored record is then rendered anew by a replay, and an
       // unreleased claim answers 409 until it counts as abandoned
       settle
@@ -103,13 +116,21 @@ export function idempotentCreate(renderers: CreatedRenderers): RequestHandler {
 export async function claimCreated(trx: Knex.Transaction, req: AnyRequest, created: Created): Promise<void> {
   const claim = claims.get(req);
   if (!claim) return;
-  const recorded = await trx('idempotency_keys').where(claim).whereNull('status')
+  const recorded = await trx('idempotency_keys')
+    .where(claim)
+    .whereNull('status')
     .update({ status: 201, resource: created.type, record_id: created.id, location: createdLocation(req, created) });
   if (!recorded) throw new ApiError(409, 'rest_idempotency_key_in_progress', 'idempotency_key_in_progress');
 }
 
 /** Claims the key, or says why not (replay, 409, 422), in one transaction with the caller's key row locked. */
-function claimKey(db: Db, userId: number, key: string, fingerprint: string, abandonedAfterMs: number): Promise<Outcome> {
+function claimKey(
+  db: Db,
+  userId: number,
+  key: string,
+  fingerprint: string,
+  abandonedAfterMs: number,
+): Promise<Outcome> {
   return transactionWithRetry(db, async (trx) => {
     const at = now();
     const query = trx('idempotency_keys').where({ user_id: userId, key }).first();
@@ -121,8 +142,10 @@ function claimKey(db: Db, userId: number, key: string, fingerprint: string, aban
       row = undefined;
     }
     if (row) {
-      if (row.fingerprint !== fingerprint) throw new ApiError(422, 'rest_idempotency_key_reused', 'idempotency_key_reused');
-      if (row.status === null) throw new ApiError(409, 'rest_idempotency_key_in_progress', 'idempotency_key_in_progress');
+      if (row.fingerprint !== fingerprint)
+        throw new ApiError(422, 'rest_idempotency_key_reused', 'idempotency_key_reused');
+      if (row.status === null)
+        throw new ApiError(409, 'rest_idempotency_key_in_progress', 'idempotency_key_in_progress');
       return { kind: 'replay', row };
     }
     // a concurrent claim of the same key makes this insert fail: the retry then finds it (409 or replay)
@@ -134,7 +157,11 @@ function claimKey(db: Db, userId: number, key: string, fingerprint: string, aban
 
 /** JSON with object keys sorted, so that the same body sent with its fields in another order is the same body. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }

@@ -33,7 +33,11 @@ interface ListPage<T> {
 }
 
 /** Sends a list page. Events, venues and organizers answer 404 `<kind>-archive-page-not-found` past the last page. */
-export function sendList<T>(req: RequestLike, res: Response, { key, items, total, paging: { page, perPage }, path = key }: ListPage<T>): void {
+export function sendList<T>(
+  req: RequestLike,
+  res: Response,
+  { key, items, total, paging: { page, perPage }, path = key }: ListPage<T>,
+): void {
   const totalPages = Math.ceil(total / perPage);
   const isTerm = key === 'categories' || key === 'tags' || key === 'audit'; // no 404 past the last page
   if (!isTerm && page > 1 && items.length === 0) {
@@ -53,9 +57,11 @@ export function sendList<T>(req: RequestLike, res: Response, { key, items, total
 
   const pageLinks = { ...(next && { next_rest_url: next }), ...(previous && { previous_rest_url: previous }) };
   const restUrl = url(page);
-  res.json(isTerm
-    ? { rest_url: restUrl, total, total_pages: totalPages, [key]: items, ...pageLinks }
-    : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages });
+  res.json(
+    isTerm
+      ? { rest_url: restUrl, total, total_pages: totalPages, [key]: items, ...pageLinks }
+      : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages },
+  );
 }
 
 /**

@@ -7,5 +7,9 @@ export function isTrue(flag: unknown): boolean {
 
 /** The plugin's loose truthiness for text flags (`strict_dates`, `has_events`, venue `show_map`…). */
 export function isTruthyText(value: unknown): boolean {
-  return value === true || value === 1 || ['1', 'true', 'yes', 'y', 'on', 'enable', 'enabled'].includes(String(value).trim().toLowerCase());
+  return (
+    value === true ||
+    value === 1 ||
+    ['1', 'true', 'yes', 'y', 'on', 'enable', 'enabled'].includes(String(value).trim().toLowerCase())
+  );
 }

@@ -38,7 +38,10 @@ export function precondition(req: Pick<Request, 'headers'>): Precondition | unde
 
 function parseIfMatch(header: string): string[] | '*' {
   if (header.trim() === '*') return '*';
-  return header.split(',').map((tag) => versionOf(tag.trim().replace(/^W\//, '').replace(/^"|"$/g, ''))).filter(Boolean);
+  return header
+    .split(',')
+    .map((tag) => versionOf(tag.trim().replace(/^W\//, '').replace(/^"|"$/g, '')))
+    .filter(Boolean);
 }
 
 /** The version part of an entity tag: `12-3.abc…` → `12-3`. */
@@ -56,7 +59,12 @@ export function versionTag(row: { id: number; version: number }): string {
  * In the write's transaction, before writing: locks the record's row and checks the precondition against it.
  * `table` is `posts` or `terms`; a record that is gone is left to the caller's own not-found handling.
  */
-export async function assertPrecondition(trx: Knex.Transaction, table: 'posts' | 'terms', id: number, expect: Precondition | undefined): Promise<void> {
+export async function assertPrecondition(
+  trx: Knex.Transaction,
+  table: 'posts' | 'terms',
+  id: number,
+  expect: Precondition | undefined,
+): Promise<void> {
   if (!expect) return;
   const query = trx(table).where({ id }).first('id', 'version', 'modified_utc');
   if (isPostgres(trx)) query.forUpdate();

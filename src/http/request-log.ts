@@ -34,8 +34,14 @@ export function useRequestLog(app: Express, logger: Logger): void {
     res.once('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
-      logger[level]({ req: describe(req.method, req.originalUrl, id), res: { statusCode: res.statusCode },
-        responseTime: Math.round(performance.now() - started) }, 'request completed');
+      logger[level](
+        {
+          req: describe(req.method, req.originalUrl, id),
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
+        'request completed',
+      );
     });
     next();
   });

@@ -14,7 +14,16 @@ import { appPasswordHandlers } from '../users/handlers';
 import { auditHandlers } from '../audit/handlers';
 import { icalHandlers } from '../feeds/ical/handlers';
 
-export const handlers: HandlerTable = { ...discoveryHandlers, ...eventHandlers, ...linkedHandlers, ...termHandlers,
-  ...changeHandlers, ...webhookHandlers, ...appPasswordHandlers, ...auditHandlers, ...icalHandlers };
+export const handlers: HandlerTable = {
+  ...discoveryHandlers,
+  ...eventHandlers,
+  ...linkedHandlers,
+  ...termHandlers,
+  ...changeHandlers,
+  ...webhookHandlers,
+  ...appPasswordHandlers,
+  ...auditHandlers,
+  ...icalHandlers,
+};
 
 export const createdRenderers: CreatedRenderers = { ...eventRenderers, ...linkedRenderers, ...termRenderers };

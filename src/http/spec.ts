@@ -86,16 +86,22 @@ function bodyOf(document: OpenAPIV3_1.Document, definition: OpenAPIV3_1.Operatio
     (resolved.allOf ?? []).forEach(collect);
   };
   collect(schema);
-  const properties = Object.assign({}, ...parts.map((s) => s.properties ?? {})) as Record<string, OpenAPIV3_1.SchemaObject>;
+  const properties = Object.assign({}, ...parts.map((s) => s.properties ?? {})) as Record<
+    string,
+    OpenAPIV3_1.SchemaObject
+  >;
   return { properties, required: new Set(parts.flatMap((s) => s.required ?? [])) };
 }
 
 /** Follows a local `$ref` (`#/components/...`) in the bundled document. */
 export function resolve<T>(document: OpenAPIV3_1.Document, value: T | OpenAPIV3_1.ReferenceObject): T {
   if (!value || typeof value !== 'object' || !('$ref' in value)) return value as T;
-  const target = value.$ref.replace(/^#\//, '').split('/').reduce<unknown>(
-    (node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-    document,
-  );
+  const target = value.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>(
+      (node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      document,
+    );
   return resolve(document, target as T | OpenAPIV3_1.ReferenceObject);
 }

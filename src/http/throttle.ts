@@ -2,7 +2,12 @@
  * Throttles failed logins per login and per client address (rate-limiter-flexible). The counters live in the
  * database (`auth_throttle`), so every API node on one PostgreSQL database shares them.
  */
-import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  RateLimiterPostgres,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
@@ -18,13 +23,25 @@ export interface Throttle {
 /** An address gets this many times the per-login allowance (several users behind one NAT). */
 const ADDRESS_FACTOR = 5;
 
-export function createThrottle(db: Db, config: Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>, schema?: string): Throttle {
+export function createThrottle(
+  db: Db,
+  config: Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>,
+  schema?: string,
+): Throttle {
   const make = (keyPrefix: string, points: number): RateLimiterAbstract => {
     const options = {
-      storeClient: db, storeType: 'knex', tableName: 'auth_throttle', tableCreated: true, keyPrefix,
-      points, duration: config.loginFailureWindowSeconds, clearExpiredByTimeout: false,
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'auth_throttle',
+      tableCreated: true,
+      keyPrefix,
+      points,
+      duration: config.loginFailureWindowSeconds,
+      clearExpiredByTimeout: false,
     };
-    return isPostgres(db) ? new RateLimiterPostgres({ ...options, schemaName: schema }) : new RateLimiterSQLite(options);
+    return isPostgres(db)
+      ? new RateLimiterPostgres({ ...options, schemaName: schema })
+      : new RateLimiterSQLite(options);
   };
   const byLogin = make('login', config.loginMaxFailures);
   const byAddress = make('addr', config.loginMaxFailures * ADDRESS_FACTOR);

@@ -2,7 +2,9 @@
 import type { Request } from 'express';
 
 /** What URL building reads of a request (any typed request will do). */
-export type RequestLike = Pick<Request, 'protocol' | 'host' | 'get' | 'app' | 'originalUrl' | 'res'> & { query: object };
+export type RequestLike = Pick<Request, 'protocol' | 'host' | 'get' | 'app' | 'originalUrl' | 'res'> & {
+  query: object;
+};
 import { NAMESPACE } from '../config';
 import { context } from './context';
 

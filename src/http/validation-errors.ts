@@ -20,7 +20,9 @@ interface ValidatorError {
 }
 
 // every validator error class extends its (unexported) HttpError
-const HttpError = Object.getPrototypeOf(validatorErrors.BadRequest) as abstract new (...args: never[]) => ValidatorError;
+const HttpError = Object.getPrototypeOf(validatorErrors.BadRequest) as abstract new (
+  ...args: never[]
+) => ValidatorError;
 
 function isValidatorError(err: unknown): err is ValidatorError {
   return err instanceof HttpError;

@@ -7,7 +7,10 @@
  */
 import { createRequire } from 'node:module';
 
-type PathToRegexp = (path: string, options?: { sensitive?: boolean; strict?: boolean }) => { regexp: RegExp; keys: unknown[] };
+type PathToRegexp = (
+  path: string,
+  options?: { sensitive?: boolean; strict?: boolean },
+) => { regexp: RegExp; keys: unknown[] };
 
 let done = false;
 

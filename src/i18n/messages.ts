@@ -21,5 +21,7 @@ export type { MessageKey };
 const catalogues: Record<Language, Catalogue> = { nl, en, fr, de, it, ja, nb, pl, 'pt-br': ptBr, es, sv };
 
 export function message(language: Language, key: MessageKey, values: Record<string, string | number> = {}): string {
-  return catalogues[language][key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  return catalogues[language][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  );
 }

@@ -46,7 +46,10 @@ export interface ImportSummary {
   notes: string[];
 }
 
-interface Block { line: number; lines: string[] }
+interface Block {
+  line: number;
+  lines: string[];
+}
 
 interface ParsedCalendar {
   calendarZone?: string;
@@ -60,18 +63,25 @@ const CONTENT_LINE = /^[A-Za-z0-9-]+(;[A-Za-z0-9-]+=("[^"]*"|[^";:,]*)(,("[^"]*"
 /** Unfolds the text and cuts it into VTIMEZONE and VEVENT blocks, keeping the line each starts on. */
 export function readCalendar(text: string): ParsedCalendar {
   const unfolded: Array<{ text: string; line: number }> = [];
-  text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/).forEach((raw, i) => {
-    if ((raw.startsWith(' ') || raw.startsWith('\t')) && unfolded.length) unfolded[unfolded.length - 1].text += raw.slice(1);
-    else if (raw !== '') unfolded.push({ text: raw, line: i + 1 });
-  });
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\n|\r/)
+    .forEach((raw, i) => {
+      if ((raw.startsWith(' ') || raw.startsWith('\t')) && unfolded.length)
+        unfolded[unfolded.length - 1].text += raw.slice(1);
+      else if (raw !== '') unfolded.push({ text: raw, line: i + 1 });
+    });
   const result: ParsedCalendar = { zones: new Map(), events: [] };
   let block: (Block & { kind: string; broken?: number }) | undefined;
   let depth = 0;
   for (const { text: content, line } of unfolded) {
     const upper = content.toUpperCase();
     if (!block) {
-      if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') { block = { kind: upper.slice(6), line, lines: [content] }; depth = 1; }
-      else if (upper.startsWith('X-WR-TIMEZONE:')) result.calendarZone = content.slice('X-WR-TIMEZONE:'.length).trim();
+      if (upper === 'BEGIN:VEVENT' || upper === 'BEGIN:VTIMEZONE') {
+        block = { kind: upper.slice(6), line, lines: [content] };
+        depth = 1;
+      } else if (upper.startsWith('X-WR-TIMEZONE:'))
+        result.calendarZone = content.slice('X-WR-TIMEZONE:'.length).trim();
       continue;
     }
     block.lines.push(content);
@@ -88,23 +98,32 @@ export function readCalendar(text: string): ParsedCalendar {
 
 function finish(result: ParsedCalendar, block: Block & { kind: string; broken?: number }): void {
   if (block.broken !== undefined) {
-    if (block.kind === 'VEVENT') result.events.push({ line: block.broken, error: 'broken line: not "NAME;PARAMS:VALUE"' });
+    if (block.kind === 'VEVENT')
+      result.events.push({ line: block.broken, error: 'broken line: not "NAME;PARAMS:VALUE"' });
     return;
   }
   try {
-    const wrapped = new ICAL.Component(ICAL.parse(`BEGIN:VCALENDAR\r\n${block.lines.join('\r\n')}\r\nEND:VCALENDAR\r\n`));
+    const wrapped = new ICAL.Component(
+      ICAL.parse(`BEGIN:VCALENDAR\r\n${block.lines.join('\r\n')}\r\nEND:VCALENDAR\r\n`),
+    );
     const component = wrapped.getAllSubcomponents()[0];
     if (block.kind === 'VTIMEZONE') result.zones.set(String(component.getFirstPropertyValue('tzid')), component);
     else result.events.push({ line: block.line, vevent: component });
   } catch (err) {
-    if (block.kind === 'VEVENT') result.events.push({ line: block.line, error: `unreadable event: ${(err as Error).message}` });
+    if (block.kind === 'VEVENT')
+      result.events.push({ line: block.line, error: `unreadable event: ${(err as Error).message}` });
   }
 }
 
 /** An IANA zone (or fixed offset) for a TZID, or undefined when none can be found. */
 export function resolveZone(tzid: string, zones: Map<string, ICAL.Component> = new Map()): string | undefined {
-  const candidates = [tzid, findIana(tzid as never)?.[0], tzid.split('/').slice(-2).join('/'), tzid.split('/').slice(-3).join('/'),
-    zones.get(tzid)?.getFirstPropertyValue('x-lic-location') as string | undefined];
+  const candidates = [
+    tzid,
+    findIana(tzid as never)?.[0],
+    tzid.split('/').slice(-2).join('/'),
+    tzid.split('/').slice(-3).join('/'),
+    zones.get(tzid)?.getFirstPropertyValue('x-lic-location') as string | undefined,
+  ];
   for (const candidate of candidates) {
     const zone = candidate ? normaliseTimezone(candidate) : undefined;
     if (zone) return zone;
@@ -114,18 +133,39 @@ export function resolveZone(tzid: string, zones: Map<string, ICAL.Component> = n
 
 class SkipEvent extends Error {}
 
-interface When { instant: DateTime; allDay: boolean; zone: string }
+interface When {
+  instant: DateTime;
+  allDay: boolean;
+  zone: string;
+}
 
 /** DTSTART or DTEND: the instant and the zone to store it in. */
-function when(vevent: ICAL.Component, name: 'dtstart' | 'dtend' | 'recurrence-id', cal: ParsedCalendar, siteZone: string): When | undefined {
+function when(
+  vevent: ICAL.Component,
+  name: 'dtstart' | 'dtend' | 'recurrence-id',
+  cal: ParsedCalendar,
+  siteZone: string,
+): When | undefined {
   const property = vevent.getFirstProperty(name);
   return property ? placed(property, property.getFirstValue() as ICAL.Time, cal, siteZone) : undefined;
 }
 
 /** One date or date-time value of a property, placed in its zone (TZID, UTC, or floating). */
 function placed(property: ICAL.Property, value: ICAL.Time, cal: ParsedCalendar, siteZone: string): When {
-  const fields = { year: value.year, month: value.month, day: value.day, hour: value.hour, minute: value.minute, second: value.second };
-  if (value.isDate) return { instant: DateTime.fromObject({ ...fields, hour: 0, minute: 0, second: 0 }, { zone: 'UTC' }), allDay: true, zone: 'UTC' };
+  const fields = {
+    year: value.year,
+    month: value.month,
+    day: value.day,
+    hour: value.hour,
+    minute: value.minute,
+    second: value.second,
+  };
+  if (value.isDate)
+    return {
+      instant: DateTime.fromObject({ ...fields, hour: 0, minute: 0, second: 0 }, { zone: 'UTC' }),
+      allDay: true,
+      zone: 'UTC',
+    };
   const tzid = property.getParameter('tzid') as string | undefined;
   const calendarZone = cal.calendarZone ? resolveZone(cal.calendarZone) : undefined;
   if (tzid) {
@@ -141,11 +181,19 @@ function placed(property: ICAL.Property, value: ICAL.Time, cal: ParsedCalendar, 
 }
 
 /** RDATE or EXDATE values as local starts of the series (wall clocks in its zone; all-day: the date at 00:00). */
-function localStarts(vevent: ICAL.Component, name: 'rdate' | 'exdate', start: When, cal: ParsedCalendar, siteZone: string): string[] {
-  return vevent.getAllProperties(name).flatMap((property) => property.getValues().flatMap((value) => {
-    if (!(value instanceof ICAL.Time)) throw new SkipEvent(`${name.toUpperCase()} periods are not supported`);
-    return [localStart(placed(property, value, cal, siteZone), start)];
-  }));
+function localStarts(
+  vevent: ICAL.Component,
+  name: 'rdate' | 'exdate',
+  start: When,
+  cal: ParsedCalendar,
+  siteZone: string,
+): string[] {
+  return vevent.getAllProperties(name).flatMap((property) =>
+    property.getValues().flatMap((value) => {
+      if (!(value instanceof ICAL.Time)) throw new SkipEvent(`${name.toUpperCase()} periods are not supported`);
+      return [localStart(placed(property, value, cal, siteZone), start)];
+    }),
+  );
 }
 
 function localStart(at: When, start: When): string {
@@ -155,7 +203,12 @@ function localStart(at: When, start: When): string {
 const local = (instant: DateTime, zone: string) => instant.setZone(zoneOf(zone)).toFormat('yyyy-LL-dd HH:mm:ss');
 
 /** The event service's write for a VEVENT (what the API would be sent). */
-export function eventWrite(vevent: ICAL.Component, cal: ParsedCalendar, options: IcsImportOptions, siteZone: string): EventWrite {
+export function eventWrite(
+  vevent: ICAL.Component,
+  cal: ParsedCalendar,
+  options: IcsImportOptions,
+  siteZone: string,
+): EventWrite {
   const start = when(vevent, 'dtstart', cal, siteZone);
   if (!start) throw new SkipEvent('event without a start (DTSTART)');
   let end = when(vevent, 'dtend', cal, siteZone);
@@ -164,10 +217,19 @@ export function eventWrite(vevent: ICAL.Component, cal: ParsedCalendar, options:
   const body: EventWrite = { title: String(vevent.getFirstPropertyValue('summary') ?? '').trim() || '(untitled)' };
   if (start.allDay) {
     const lastDay = end && end.instant > start.instant ? end.instant.minus({ days: 1 }) : start.instant; // DTEND is exclusive
-    Object.assign(body, { all_day: true, start_date: start.instant.toISODate(), end_date: lastDay.toISODate(), timezone: cal.calendarZone ? resolveZone(cal.calendarZone) ?? '' : '' });
+    Object.assign(body, {
+      all_day: true,
+      start_date: start.instant.toISODate(),
+      end_date: lastDay.toISODate(),
+      timezone: cal.calendarZone ? (resolveZone(cal.calendarZone) ?? '') : '',
+    });
   } else {
     const endInstant = end?.instant ?? start.instant;
-    Object.assign(body, { start_date: local(start.instant, start.zone), end_date: local(endInstant, start.zone), timezone: start.zone });
+    Object.assign(body, {
+      start_date: local(start.instant, start.zone),
+      end_date: local(endInstant, start.zone),
+      timezone: start.zone,
+    });
   }
   const html = altDescription(vevent);
   const plain = vevent.getFirstPropertyValue('description');
@@ -179,13 +241,18 @@ export function eventWrite(vevent: ICAL.Component, cal: ParsedCalendar, options:
   if (venue) body.venue = venue as EventWrite['venue'];
   const organizers = organizersOf(vevent);
   if (organizers.length) body.organizer = organizers as EventWrite['organizer'];
-  const categories = vevent.getAllProperties('categories').flatMap((p) => p.getValues().map((v) => String(v).trim())).filter(Boolean);
+  const categories = vevent
+    .getAllProperties('categories')
+    .flatMap((p) => p.getValues().map((v) => String(v).trim()))
+    .filter(Boolean);
   if (options.category) categories.push(options.category);
   if (categories.length) body.categories = [...new Set(categories)];
   const rule = vevent.getFirstPropertyValue('rrule') as ICAL.Recur | null;
   if (rule) {
     body.recurrence = {
-      rrule: rule.toString(), rdates: localStarts(vevent, 'rdate', start, cal, siteZone), exdates: localStarts(vevent, 'exdate', start, cal, siteZone),
+      rrule: rule.toString(),
+      rdates: localStarts(vevent, 'rdate', start, cal, siteZone),
+      exdates: localStarts(vevent, 'exdate', start, cal, siteZone),
     } as EventWrite['recurrence'];
   }
   const privateClass = String(vevent.getFirstPropertyValue('class') ?? '').toUpperCase() === 'PRIVATE';
@@ -194,7 +261,9 @@ export function eventWrite(vevent: ICAL.Component, cal: ParsedCalendar, options:
 }
 
 function altDescription(vevent: ICAL.Component): string | undefined {
-  const alt = vevent.getAllProperties('x-alt-desc').find((p) => String(p.getParameter('fmttype') ?? '').toLowerCase() === 'text/html');
+  const alt = vevent
+    .getAllProperties('x-alt-desc')
+    .find((p) => String(p.getParameter('fmttype') ?? '').toLowerCase() === 'text/html');
   const value = alt?.getFirstValue();
   return value ? unescapeText(String(value)) : undefined;
 }
@@ -206,7 +275,10 @@ function unescapeText(value: string): string {
 
 function textToHtml(text: string): string {
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return escaped.split(/\n{2,}/).map((para) => `<p>${para.replace(/\n/g, '<br />')}</p>`).join('');
+  return escaped
+    .split(/\n{2,}/)
+    .map((para) => `<p>${para.replace(/\n/g, '<br />')}</p>`)
+    .join('');
 }
 
 /** LOCATION "Name, address…" and GEO into an inline venue (the service reuses an identical existing venue). */
@@ -217,7 +289,8 @@ function venueOf(vevent: ICAL.Component): Record<string, unknown> | undefined {
   const venue: Record<string, unknown> = { venue: name };
   if (rest.length) venue.address = rest.join(', ');
   const geo = vevent.getFirstPropertyValue('geo') as number[] | null;
-  if (geo && geo.length === 2 && geo.every((n) => Number.isFinite(Number(n)))) Object.assign(venue, { geo_lat: Number(geo[0]), geo_lng: Number(geo[1]) });
+  if (geo && geo.length === 2 && geo.every((n) => Number.isFinite(Number(n))))
+    Object.assign(venue, { geo_lat: Number(geo[0]), geo_lng: Number(geo[1]) });
   return venue;
 }
 
@@ -242,7 +315,13 @@ function organizersOf(vevent: ICAL.Component): Array<Record<string, string>> {
 class DryRun extends Error {}
 
 /** Imports the text; `source` scopes the UIDs. */
-export async function importIcs(db: Db, config: Readonly<Config>, text: string, given: IcsImportOptions, progress: Progress = silentProgress): Promise<ImportSummary> {
+export async function importIcs(
+  db: Db,
+  config: Readonly<Config>,
+  text: string,
+  given: IcsImportOptions,
+  progress: Progress = silentProgress,
+): Promise<ImportSummary> {
   const options = { ...given, author: { ...given.author, via: 'import' as const } }; // the audit trail says so
   const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, skipped: [], removed: [], notes: [] };
   const cal = readCalendar(text);
@@ -251,7 +330,8 @@ export async function importIcs(db: Db, config: Readonly<Config>, text: string, 
   const seen = new Set<string>();
   progress.start('events', cal.events.length);
   // series first: a detached occurrence (RECURRENCE-ID) changes an occurrence its series created
-  const isOverride = (item: ParsedCalendar['events'][number]) => Boolean(item.vevent?.getFirstProperty('recurrence-id'));
+  const isOverride = (item: ParsedCalendar['events'][number]) =>
+    Boolean(item.vevent?.getFirstProperty('recurrence-id'));
   for (const item of [...cal.events.filter((e) => !isOverride(e)), ...cal.events.filter(isOverride)]) {
     progress.advance();
     if (item.error || !item.vevent) {
@@ -265,14 +345,28 @@ export async function importIcs(db: Db, config: Readonly<Config>, text: string, 
       if (isOverride(item)) {
         const { key, occurrenceId } = await occurrenceFor(db, source, uid, vevent, cal, config.siteTimezone);
         delete body.recurrence;
-        summary[await writeOne(db, config, source, { kind: 'occurrence', id: `${uid}#${key}`, target: occurrenceId }, body, options)]++;
+        summary[
+          await writeOne(
+            db,
+            config,
+            source,
+            { kind: 'occurrence', id: `${uid}#${key}`, target: occurrenceId },
+            body,
+            options,
+          )
+        ]++;
       } else {
         seen.add(uid);
         summary[await writeOne(db, config, source, { kind: 'event', id: uid }, body, options)]++;
       }
     } catch (err) {
       if (err instanceof SkipEvent) summary.skipped.push({ line: item.line, uid, reason: err.message });
-      else if (err instanceof ApiError) summary.skipped.push({ line: item.line, uid, reason: `${err.code}: ${message(options.language, err.messageKey, err.values)}` });
+      else if (err instanceof ApiError)
+        summary.skipped.push({
+          line: item.line,
+          uid,
+          reason: `${err.code}: ${message(options.language, err.messageKey, err.values)}`,
+        });
       else throw err;
     }
   }
@@ -287,13 +381,24 @@ function fallbackUid(vevent: ICAL.Component): string {
 }
 
 /** What a VEVENT is mapped as: an event by its UID, or a detached occurrence by UID and original start. */
-interface Key { kind: 'event' | 'occurrence'; id: string; target?: number }
+interface Key {
+  kind: 'event' | 'occurrence';
+  id: string;
+  target?: number;
+}
 
 /**
  * One VEVENT and its mapping row in one transaction (rolled back on --dry-run). Counts are per VEVENT: `created`
  * the first time one is imported (for a detached occurrence: first applied to the occurrence its series made).
  */
-async function writeOne(db: Db, config: Readonly<Config>, source: string, key: Key, body: EventWrite, options: IcsImportOptions): Promise<'created' | 'updated' | 'unchanged'> {
+async function writeOne(
+  db: Db,
+  config: Readonly<Config>,
+  source: string,
+  key: Key,
+  body: EventWrite,
+  options: IcsImportOptions,
+): Promise<'created' | 'updated' | 'unchanged'> {
   const fingerprint = createHash('sha256').update(JSON.stringify(body)).digest('hex');
   let outcome: 'created' | 'updated' | 'unchanged' = 'unchanged';
   try {
@@ -303,7 +408,15 @@ async function writeOne(db: Db, config: Readonly<Config>, source: string, key: K
       if (current && mapped?.fingerprint === fingerprint && mapped.local_id === current.id) return;
       let id: number;
       if (current) {
-        await updateEvent(asDb(trx), config, options.author, current, body, options.language, key.kind === 'occurrence' ? 'this' : undefined);
+        await updateEvent(
+          asDb(trx),
+          config,
+          options.author,
+          current,
+          body,
+          options.language,
+          key.kind === 'occurrence' ? 'this' : undefined,
+        );
         id = current.id;
       } else {
         id = await createEvent(asDb(trx), config, options.author, body, options.language);
@@ -321,7 +434,14 @@ async function writeOne(db: Db, config: Readonly<Config>, source: string, key: K
 const asDb = (trx: Knex.Transaction) => trx as unknown as Db; // services open a savepoint inside it
 
 /** The occurrence a RECURRENCE-ID names: its series must have been imported from this source. */
-async function occurrenceFor(db: Db, source: string, uid: string, vevent: ICAL.Component, cal: ParsedCalendar, siteZone: string): Promise<{ key: string; occurrenceId: number }> {
+async function occurrenceFor(
+  db: Db,
+  source: string,
+  uid: string,
+  vevent: ICAL.Component,
+  cal: ParsedCalendar,
+  siteZone: string,
+): Promise<{ key: string; occurrenceId: number }> {
   const mapped = await findMapping(db, source, 'event', uid);
   const master = mapped && (await findEvent(db, mapped.local_id));
   if (!master) throw new SkipEvent('detached occurrence (RECURRENCE-ID) of a series that was not imported');
@@ -332,20 +452,46 @@ async function occurrenceFor(db: Db, source: string, uid: string, vevent: ICAL.C
   return { key, occurrenceId: member.event_id };
 }
 
-export interface MappingRow { source: string; kind: string; source_id: string; local_id: number; fingerprint: string }
+export interface MappingRow {
+  source: string;
+  kind: string;
+  source_id: string;
+  local_id: number;
+  fingerprint: string;
+}
 
-export async function findMapping(db: Executor, source: string, kind: string, sourceId: string): Promise<MappingRow | undefined> {
+export async function findMapping(
+  db: Executor,
+  source: string,
+  kind: string,
+  sourceId: string,
+): Promise<MappingRow | undefined> {
   const row = await db<MappingRow>('import_mappings').where({ source, kind, source_id: sourceId }).first();
   return row && { ...row, local_id: Number(row.local_id) };
 }
 
-export async function saveMapping(db: Executor, source: string, kind: string, sourceId: string, localId: number, fingerprint: string): Promise<void> {
-  await db('import_mappings').insert({ source, kind, source_id: sourceId, local_id: localId, fingerprint })
-    .onConflict(['source', 'kind', 'source_id']).merge(['local_id', 'fingerprint']);
+export async function saveMapping(
+  db: Executor,
+  source: string,
+  kind: string,
+  sourceId: string,
+  localId: number,
+  fingerprint: string,
+): Promise<void> {
+  await db('import_mappings')
+    .insert({ source, kind, source_id: sourceId, local_id: localId, fingerprint })
+    .onConflict(['source', 'kind', 'source_id'])
+    .merge(['local_id', 'fingerprint']);
 }
 
 /** Events this source brought before that the feed no longer has: reported, and trashed with --sync. */
-async function removedFromFeed(db: Db, source: string, seen: Set<string>, options: IcsImportOptions, summary: ImportSummary): Promise<void> {
+async function removedFromFeed(
+  db: Db,
+  source: string,
+  seen: Set<string>,
+  options: IcsImportOptions,
+  summary: ImportSummary,
+): Promise<void> {
   const rows: MappingRow[] = await db('import_mappings').where({ source, kind: 'event' });
   for (const row of rows) {
     if (seen.has(row.source_id)) continue;

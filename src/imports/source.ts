@@ -34,7 +34,10 @@ export async function readSource(source: string, options: FetchOptions = {}): Pr
 }
 
 /** GET of a URL, following up to five redirects, each connection checked by `guardedLookup`. */
-export async function fetchText(url: string, options: FetchOptions = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+export async function fetchText(
+  url: string,
+  options: FetchOptions = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   let target = new URL(url);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const answer = await getOnce(target, options);
@@ -48,8 +51,12 @@ export async function fetchText(url: string, options: FetchOptions = {}): Promis
   throw new SourceError(`too many redirects from ${redacted(url)}`);
 }
 
-function getOnce(url: URL, options: FetchOptions): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SourceError(`unsupported URL scheme ${url.protocol}`);
+function getOnce(
+  url: URL,
+  options: FetchOptions,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SourceError(`unsupported URL scheme ${url.protocol}`);
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(literal) && !options.allowPrivate && isPrivateAddress(literal)) {
     throw new SourceError(`${literal} is a private address (allow it with --allow-private)`); // no lookup for literals
@@ -57,23 +64,36 @@ function getOnce(url: URL, options: FetchOptions): Promise<{ status: number; hea
   const maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, {
-      lookup: guardedLookup(Boolean(options.allowPrivate)),
-      headers: { Accept: 'text/calendar, application/json;q=0.9, */*;q=0.5', ...options.headers },
-      timeout: options.timeoutMs ?? 60_000,
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) request.destroy(new SourceError(`${redacted(url.href)} is larger than ${maxBytes} bytes`));
-        else chunks.push(chunk);
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = client.get(
+      url,
+      {
+        lookup: guardedLookup(Boolean(options.allowPrivate)),
+        headers: { Accept: 'text/calendar, application/json;q=0.9, */*;q=0.5', ...options.headers },
+        timeout: options.timeoutMs ?? 60_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes)
+            request.destroy(new SourceError(`${redacted(url.href)} is larger than ${maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(new SourceError(`${redacted(url.href)} did not answer in time`)));
-    request.on('error', (err) => reject(err instanceof SourceError ? err : new SourceError(`${redacted(url.href)}: ${err.message}`)));
+    request.on('error', (err) =>
+      reject(err instanceof SourceError ? err : new SourceError(`${redacted(url.href)}: ${err.message}`)),
+    );
   });
 }
 
@@ -85,9 +105,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as dns.LookupAddress[];
       const refused = list.find((a) => !allowPrivate && isPrivateAddress(a.address));
       if (refused) {
-        return callback(new SourceError(`${hostname} resolves to ${refused.address}, a private address (allow it with --allow-private)`), '', 0);
+        return callback(
+          new SourceError(
+            `${hostname} resolves to ${refused.address}, a private address (allow it with --allow-private)`,
+          ),
+          '',
+          0,
+        );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       return callback(null, list[0].address, list[0].family);
     });
   };
@@ -97,8 +124,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 export function isPrivateAddress(address: string): boolean {
   if (net.isIPv4(address)) {
     const [a, b] = address.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    return (
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
+    );
   }
   const lower = address.toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);

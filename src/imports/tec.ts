@@ -30,7 +30,12 @@ export interface TecImportOptions {
   language: Language;
 }
 
-export interface ResourceSummary { created: number; updated: number; unchanged: number; skipped: Array<{ id: number | string; reason: string }> }
+export interface ResourceSummary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: Array<{ id: number | string; reason: string }>;
+}
 export type TecSummary = Record<'categories' | 'tags' | 'venues' | 'organizers' | 'events', ResourceSummary>;
 
 export class NotTecError extends Error {}
@@ -39,7 +44,13 @@ type Record_ = Record<string, unknown> & { id: number };
 
 const PER_PAGE = 50;
 
-export async function importTec(db: Db, config: Readonly<Config>, root: string, given: TecImportOptions, progress: Progress = silentProgress): Promise<TecSummary> {
+export async function importTec(
+  db: Db,
+  config: Readonly<Config>,
+  root: string,
+  given: TecImportOptions,
+  progress: Progress = silentProgress,
+): Promise<TecSummary> {
   const options = { ...given, author: { ...given.author, via: 'import' as const } }; // the audit trail says so
   const base = root.replace(/\/+$/, '');
   const source = `tec:${createHash('sha256').update(base).digest('hex').slice(0, 32)}`;
@@ -51,11 +62,19 @@ export async function importTec(db: Db, config: Readonly<Config>, root: string, 
   const categories = parentsFirst(await all(get, 'categories', every));
   summary.categories = await copy(ctx, progress, 'categories', categories, (item) => copyTerm(ctx, CATEGORIES, item));
   summary.tags = await copy(ctx, progress, 'tags', await all(get, 'tags', every), (item) => copyTerm(ctx, TAGS, item));
-  const statuses: Record<string, string> = options.credentials ? { status: 'publish,future,draft,pending,private' } : {};
-  summary.venues = await copy(ctx, progress, 'venues', await all(get, 'venues', statuses), (item) => copyLinked(ctx, VENUES, item));
-  summary.organizers = await copy(ctx, progress, 'organizers', await all(get, 'organizers', statuses), (item) => copyLinked(ctx, ORGANIZERS, item));
+  const statuses: Record<string, string> = options.credentials
+    ? { status: 'publish,future,draft,pending,private' }
+    : {};
+  summary.venues = await copy(ctx, progress, 'venues', await all(get, 'venues', statuses), (item) =>
+    copyLinked(ctx, VENUES, item),
+  );
+  summary.organizers = await copy(ctx, progress, 'organizers', await all(get, 'organizers', statuses), (item) =>
+    copyLinked(ctx, ORGANIZERS, item),
+  );
   const window = { start_date: '1900-01-01 00:00:00', end_date: '2200-12-31 23:59:59', ...statuses };
-  summary.events = await copy(ctx, progress, 'events', await all(get, 'events', window), (item) => copyEvent(ctx, item));
+  summary.events = await copy(ctx, progress, 'events', await all(get, 'events', window), (item) =>
+    copyEvent(ctx, item),
+  );
   return summary;
 }
 
@@ -68,7 +87,10 @@ interface Ctx {
   ids: Map<string, number>;
 }
 
-type Get = (path: string, query: Record<string, string | number>) => Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>;
+type Get = (
+  path: string,
+  query: Record<string, string | number>,
+) => Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>;
 
 function reader(base: string, options: TecImportOptions): Get {
   const headers: Record<string, string> = { Accept: 'application/json' };
@@ -91,12 +113,16 @@ function reader(base: string, options: TecImportOptions): Get {
 
 /** The namespace index names the plugin's routes; anything else is a clear error. */
 async function assertTecApi(get: Get, base: string): Promise<void> {
-  const index = await get('', {}).catch((err: unknown) => { throw err instanceof NotTecError ? err : new NotTecError(`${redacted(base)}: ${(err as Error).message}`); });
+  const index = await get('', {}).catch((err: unknown) => {
+    throw err instanceof NotTecError ? err : new NotTecError(`${redacted(base)}: ${(err as Error).message}`);
+  });
   const routes = (index.body as { routes?: Record<string, unknown> })?.routes;
   const namespace = String((index.body as { namespace?: unknown })?.namespace ?? '');
   const hasEvents = routes && Object.keys(routes).some((route) => /\/events$/.test(route));
   if (index.status !== 200 || !hasEvents || !/events\/v1$/.test(namespace)) {
-    throw new NotTecError(`${redacted(base)} is not the REST API of The Events Calendar (expected a namespace index like /wp-json/tribe/events/v1)`);
+    throw new NotTecError(
+      `${redacted(base)} is not the REST API of The Events Calendar (expected a namespace index like /wp-json/tribe/events/v1)`,
+    );
   }
 }
 
@@ -106,11 +132,15 @@ async function all(get: Get, key: string, query: Record<string, string>): Promis
   for (let page = 1; ; page++) {
     const answer = await get(key, { ...query, per_page: PER_PAGE, page });
     if (answer.status === 404 && page > 1) break; // past the last page
-    if (answer.status !== 200) throw new Error(`${key} page ${page} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
+    if (answer.status !== 200)
+      throw new Error(`${key} page ${page} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`);
     const list = (answer.body as Record<string, unknown>)[key];
-    if (!Array.isArray(list)) throw new NotTecError(`${key} answered without a "${key}" list: not the REST API of The Events Calendar`);
+    if (!Array.isArray(list))
+      throw new NotTecError(`${key} answered without a "${key}" list: not the REST API of The Events Calendar`);
     items.push(...(list as Record_[]));
-    const pages = Number((answer.body as { total_pages?: unknown }).total_pages ?? answer.headers['x-tec-totalpages'] ?? 1);
+    const pages = Number(
+      (answer.body as { total_pages?: unknown }).total_pages ?? answer.headers['x-tec-totalpages'] ?? 1,
+    );
     if (page >= pages || list.length === 0) break;
   }
   return items;
@@ -118,13 +148,22 @@ async function all(get: Get, key: string, query: Record<string, string>): Promis
 
 function parentsFirst(terms: Record_[]): Record_[] {
   const byId = new Map(terms.map((t) => [t.id, t]));
-  const depth = (t: Record_, seen = 0): number => (t.parent && byId.has(Number(t.parent)) && seen < 100 ? 1 + depth(byId.get(Number(t.parent)) as Record_, seen + 1) : 0);
+  const depth = (t: Record_, seen = 0): number =>
+    t.parent && byId.has(Number(t.parent)) && seen < 100
+      ? 1 + depth(byId.get(Number(t.parent)) as Record_, seen + 1)
+      : 0;
   return [...terms].sort((a, b) => depth(a) - depth(b) || a.id - b.id);
 }
 
 type Outcome = 'created' | 'updated' | 'unchanged';
 
-async function copy(ctx: Ctx, progress: Progress, label: string, items: Record_[], one: (item: Record_) => Promise<Outcome>): Promise<ResourceSummary> {
+async function copy(
+  ctx: Ctx,
+  progress: Progress,
+  label: string,
+  items: Record_[],
+  one: (item: Record_) => Promise<Outcome>,
+): Promise<ResourceSummary> {
   const summary: ResourceSummary = { created: 0, updated: 0, unchanged: 0, skipped: [] };
   progress.start(label, items.length);
   for (const item of items) {
@@ -133,7 +172,10 @@ async function copy(ctx: Ctx, progress: Progress, label: string, items: Record_[
       summary[await one(item)]++;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      summary.skipped.push({ id: item.id, reason: `${err.code}: ${message(ctx.options.language, err.messageKey, err.values)}` });
+      summary.skipped.push({
+        id: item.id,
+        reason: `${err.code}: ${message(ctx.options.language, err.messageKey, err.values)}`,
+      });
     }
   }
   progress.stop();
@@ -147,7 +189,14 @@ const keyOf = (item: Record_) => String(item.global_id ?? item.id);
  * One record: unchanged when its fingerprint matches the last run's and the local record still exists; else
  * written (`write` creates when `localId` is undefined) with its mapping, in one transaction.
  */
-async function upsert(ctx: Ctx, kind: string, item: Record_, fingerprintSource: unknown, exists: (trx: Knex.Transaction, id: number) => Promise<boolean>, write: (trx: Knex.Transaction, localId: number | undefined) => Promise<number>): Promise<Outcome> {
+async function upsert(
+  ctx: Ctx,
+  kind: string,
+  item: Record_,
+  fingerprintSource: unknown,
+  exists: (trx: Knex.Transaction, id: number) => Promise<boolean>,
+  write: (trx: Knex.Transaction, localId: number | undefined) => Promise<number>,
+): Promise<Outcome> {
   const fingerprint = fingerprintOf(fingerprintSource);
   return ctx.db.transaction(async (trx) => {
     const mapped = await findMapping(trx, ctx.source, kind, keyOf(item));
@@ -164,42 +213,99 @@ async function upsert(ctx: Ctx, kind: string, item: Record_, fingerprintSource: 
 const asDb = (trx: Knex.Transaction) => trx as unknown as Db; // services open a savepoint inside it
 
 async function copyTerm(ctx: Ctx, info: TaxonomyInfo, item: Record_): Promise<Outcome> {
-  const parent = info.hierarchical && item.parent ? ctx.ids.get(`${info.key}:${item.parent}`) ?? 0 : undefined;
-  const body = { name: String(item.name), slug: String(item.slug), description: String(item.description ?? ''), ...(parent !== undefined ? { parent } : {}) };
-  return upsert(ctx, info.key, item, body, async (trx, id) => Boolean(await findTerm(trx, info.taxonomy, id)), async (trx, localId) => {
-    if (localId !== undefined) return (await updateTerm(asDb(trx), info, ctx.options.author, localId, body, ctx.options.language)).id;
-    return (await createTerm(asDb(trx), info, ctx.options.author, body, ctx.options.language)).id;
-  });
+  const parent = info.hierarchical && item.parent ? (ctx.ids.get(`${info.key}:${item.parent}`) ?? 0) : undefined;
+  const body = {
+    name: String(item.name),
+    slug: String(item.slug),
+    description: String(item.description ?? ''),
+    ...(parent !== undefined ? { parent } : {}),
+  };
+  return upsert(
+    ctx,
+    info.key,
+    item,
+    body,
+    async (trx, id) => Boolean(await findTerm(trx, info.taxonomy, id)),
+    async (trx, localId) => {
+      if (localId !== undefined)
+        return (await updateTerm(asDb(trx), info, ctx.options.author, localId, body, ctx.options.language)).id;
+      return (await createTerm(asDb(trx), info, ctx.options.author, body, ctx.options.language)).id;
+    },
+  );
 }
 
 const LINKED_FIELDS: Record<'venue' | 'organizer', string[]> = {
-  venue: ['venue', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'],
+  venue: [
+    'venue',
+    'address',
+    'city',
+    'country',
+    'province',
+    'state',
+    'zip',
+    'phone',
+    'stateprovince',
+    'website',
+    'show_map',
+    'show_map_link',
+    'geo_lat',
+    'geo_lng',
+  ],
   organizer: ['organizer', 'phone', 'website', 'email'],
 };
 
 async function copyLinked(ctx: Ctx, kind: LinkedKind, item: Record_): Promise<Outcome> {
-  const body: Record<string, unknown> = { ...texts(item, ['description']), status: item.status, date_utc: item.date_utc };
-  for (const field of LINKED_FIELDS[kind.type as 'venue' | 'organizer']) if (item[field] !== undefined && item[field] !== null) body[field] = item[field];
+  const body: Record<string, unknown> = {
+    ...texts(item, ['description']),
+    status: item.status,
+    date_utc: item.date_utc,
+  };
+  for (const field of LINKED_FIELDS[kind.type as 'venue' | 'organizer'])
+    if (item[field] !== undefined && item[field] !== null) body[field] = item[field];
   const image = imageUrl(item.image);
   if (image) body.image = image;
-  return upsert(ctx, kind.plural, item, { body, slug: item.slug }, async (trx, id) => (await posts.existingIds(trx, kind.type, [id])).size > 0, async (trx, localId) => {
-    const id = localId === undefined
-      ? await createLinkedIn(trx, ctx.config, kind, ctx.options.author, body, ctx.options.language)
-      : (await updateLinked(asDb(trx), ctx.config, kind, ctx.options.author, await linkedById(trx, kind, localId), body, ctx.options.language), localId);
-    await keepSlug(trx, kind.type, id, String(item.slug ?? ''));
-    return id;
-  });
+  return upsert(
+    ctx,
+    kind.plural,
+    item,
+    { body, slug: item.slug },
+    async (trx, id) => (await posts.existingIds(trx, kind.type, [id])).size > 0,
+    async (trx, localId) => {
+      const id =
+        localId === undefined
+          ? await createLinkedIn(trx, ctx.config, kind, ctx.options.author, body, ctx.options.language)
+          : (await updateLinked(
+              asDb(trx),
+              ctx.config,
+              kind,
+              ctx.options.author,
+              await linkedById(trx, kind, localId),
+              body,
+              ctx.options.language,
+            ),
+            localId);
+      await keepSlug(trx, kind.type, id, String(item.slug ?? ''));
+      return id;
+    },
+  );
 }
 
 /** Venues and organizers take their slug from their name; the copy keeps the source's when it is free. */
-async function keepSlug(trx: Knex.Transaction, type: 'venue' | 'organizer' | 'event', id: number, slug: string): Promise<void> {
+async function keepSlug(
+  trx: Knex.Transaction,
+  type: 'venue' | 'organizer' | 'event',
+  id: number,
+  slug: string,
+): Promise<void> {
   if (!slug || !/^[a-z0-9-]+$/.test(slug)) return;
   if ((await posts.freeSlug(trx, type, slug, id)) === slug) await posts.updatePost(trx, id, { slug });
 }
 
 /** The non-empty texts among `fields` (the services refuse an empty description: absent is the same as empty). */
 function texts(item: Record_, fields: string[]): Record<string, string> {
-  return Object.fromEntries(fields.filter((f) => typeof item[f] === 'string' && item[f] !== '').map((f) => [f, String(item[f])]));
+  return Object.fromEntries(
+    fields.filter((f) => typeof item[f] === 'string' && item[f] !== '').map((f) => [f, String(item[f])]),
+  );
 }
 
 function imageUrl(image: unknown): string | undefined {
@@ -208,24 +314,53 @@ function imageUrl(image: unknown): string | undefined {
 }
 
 async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
-  const ids = (kind: string, list: unknown) => (Array.isArray(list) ? list : list ? [list] : [])
-    .map((ref) => ctx.ids.get(`${kind}:${(ref as { id: number }).id}`)).filter((id): id is number => id !== undefined);
+  const ids = (kind: string, list: unknown) =>
+    (Array.isArray(list) ? list : list ? [list] : [])
+      .map((ref) => ctx.ids.get(`${kind}:${(ref as { id: number }).id}`))
+      .filter((id): id is number => id !== undefined);
   const venue = ids('venues', Array.isArray(item.venue) ? item.venue : item.venue ? [item.venue] : []);
   const body: EventWrite = {
-    title: String(item.title), ...texts(item, ['description', 'excerpt']),
-    slug: String(item.slug), status: item.status as EventWrite['status'], date_utc: String(item.date_utc),
-    all_day: Boolean(item.all_day), start_date: String(item.start_date), end_date: String(item.end_date),
-    timezone: String(item.timezone), cost: String(item.cost ?? ''), featured: Boolean(item.featured),
-    sticky: Boolean(item.sticky), hide_from_listings: Boolean(item.hide_from_listings), show_map: Boolean(item.show_map),
-    show_map_link: Boolean(item.show_map_link), venue: venue[0] ?? 0, organizer: ids('organizers', item.organizer),
-    categories: ids('categories', item.categories), tags: ids('tags', item.tags),
+    title: String(item.title),
+    ...texts(item, ['description', 'excerpt']),
+    slug: String(item.slug),
+    status: item.status as EventWrite['status'],
+    date_utc: String(item.date_utc),
+    all_day: Boolean(item.all_day),
+    start_date: String(item.start_date),
+    end_date: String(item.end_date),
+    timezone: String(item.timezone),
+    cost: String(item.cost ?? ''),
+    featured: Boolean(item.featured),
+    sticky: Boolean(item.sticky),
+    hide_from_listings: Boolean(item.hide_from_listings),
+    show_map: Boolean(item.show_map),
+    show_map_link: Boolean(item.show_map_link),
+    venue: venue[0] ?? 0,
+    organizer: ids('organizers', item.organizer),
+    categories: ids('categories', item.categories),
+    tags: ids('tags', item.tags),
   } as EventWrite;
   if (item.website && item.website !== item.url) body.website = String(item.website); // the plugin shows the page URL when unset
   const image = imageUrl(item.image);
   if (image) body.image = image;
-  return upsert(ctx, 'events', item, body, async (trx, id) => Boolean(await findEvent(trx, id)), async (trx, localId) => {
-    if (localId === undefined) return createEvent(asDb(trx), ctx.config, ctx.options.author, body, ctx.options.language);
-    await updateEvent(asDb(trx), ctx.config, ctx.options.author, await findEvent(trx, localId) as NonNullable<Awaited<ReturnType<typeof findEvent>>>, body, ctx.options.language);
-    return localId;
-  });
+  return upsert(
+    ctx,
+    'events',
+    item,
+    body,
+    async (trx, id) => Boolean(await findEvent(trx, id)),
+    async (trx, localId) => {
+      if (localId === undefined)
+        return createEvent(asDb(trx), ctx.config, ctx.options.author, body, ctx.options.language);
+      await updateEvent(
+        asDb(trx),
+        ctx.config,
+        ctx.options.author,
+        (await findEvent(trx, localId)) as NonNullable<Awaited<ReturnType<typeof findEvent>>>,
+        body,
+        ctx.options.language,
+      );
+      return localId;
+    },
+  );
 }

@@ -38,7 +38,10 @@ export async function pruneChanges(db: Db, config: Readonly<Config>): Promise<vo
   if (old?.id === null || old?.id === undefined) return;
   const through = toNumber(old.id);
   await db.transaction(async (trx) => {
-    await trx('change_feed').where({ id: 1 }).andWhere('pruned_through', '<', through).update({ pruned_through: through });
+    await trx('change_feed')
+      .where({ id: 1 })
+      .andWhere('pruned_through', '<', through)
+      .update({ pruned_through: through });
     await trx('changes').where('id', '<=', through).delete();
   });
 }
@@ -48,7 +51,12 @@ async function prunedThrough(db: Executor): Promise<number> {
   return toNumber(row?.pruned_through);
 }
 
-export async function readChanges(reader: Reader & { db: Db }, config: Readonly<Config>, cursor: string | undefined, limit: number) {
+export async function readChanges(
+  reader: Reader & { db: Db },
+  config: Readonly<Config>,
+  cursor: string | undefined,
+  limit: number,
+) {
   const { db } = reader;
   await pruneChanges(db, config);
   const horizon = await prunedThrough(db);
@@ -58,7 +66,10 @@ export async function readChanges(reader: Reader & { db: Db }, config: Readonly<
   }
   const after = decodeCursor(cursor);
   if (after < horizon) throw new ApiError(410, 'rest_cursor_expired', 'cursor_expired');
-  const rows = (await db('changes').where('id', '>', after).orderBy('id').limit(limit + 1)) as ChangeRow[];
+  const rows = (await db('changes')
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit + 1)) as ChangeRow[];
   const page = rows.slice(0, limit);
   // every change shows its record's current state, so a record changed several times in a page is read once
   const records = new Map<string, Promise<object | undefined>>();
@@ -74,7 +85,12 @@ export async function readChanges(reader: Reader & { db: Db }, config: Readonly<
 }
 
 async function wireChange(row: ChangeRow, current: (row: ChangeRow) => Promise<object | undefined>) {
-  const head = { cursor: encodeCursor(toNumber(row.id)), resource: row.resource, id: toNumber(row.record_id), modified_utc: row.modified_utc };
+  const head = {
+    cursor: encodeCursor(toNumber(row.id)),
+    resource: row.resource,
+    id: toNumber(row.record_id),
+    modified_utc: row.modified_utc,
+  };
   const record = row.action === 'deleted' ? undefined : await current(row);
   return record ? { ...head, action: row.action, record } : { ...head, action: 'deleted' as const };
 }

@@ -32,27 +32,59 @@ export function subscribes(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
 }
 
-export async function recordChange(trx: Knex.Transaction, resource: Resource, recordId: number, action: Action): Promise<void> {
+export async function recordChange(
+  trx: Knex.Transaction,
+  resource: Resource,
+  recordId: number,
+  action: Action,
+): Promise<void> {
   await recordChanges(trx, resource, [recordId], action);
 }
 
 /** The same for several records of one kind (a series writing its occurrences): one insert per table. */
-export async function recordChanges(trx: Knex.Transaction, resource: Resource, recordIds: number[], action: Action): Promise<void> {
+export async function recordChanges(
+  trx: Knex.Transaction,
+  resource: Resource,
+  recordIds: number[],
+  action: Action,
+): Promise<void> {
   if (!recordIds.length) return;
   await lockFor(trx, 'change-feed');
   const now = utcNow();
   const changes: Array<{ id: number; record_id: number }> = [];
   for (let at = 0; at < recordIds.length; at += 500) {
-    const rows = await trx('changes').insert(recordIds.slice(at, at + 500)
-      .map((recordId) => ({ resource, record_id: recordId, action, modified_utc: now }))).returning(['id', 'record_id']);
-    changes.push(...rows.map((row: { id: unknown; record_id: unknown }) => ({ id: toNumber(row.id), record_id: toNumber(row.record_id) })));
+    const rows = await trx('changes')
+      .insert(
+        recordIds.slice(at, at + 500).map((recordId) => ({ resource, record_id: recordId, action, modified_utc: now })),
+      )
+      .returning(['id', 'record_id']);
+    changes.push(
+      ...rows.map((row: { id: unknown; record_id: unknown }) => ({
+        id: toNumber(row.id),
+        record_id: toNumber(row.record_id),
+      })),
+    );
   }
   const type = `${resource}.${action}`;
-  const hooks = (await trx('webhooks').where({ active: true }).select('id', 'events')) as Array<{ id: number; events: string }>;
+  const hooks = (await trx('webhooks').where({ active: true }).select('id', 'events')) as Array<{
+    id: number;
+    events: string;
+  }>;
   const matching = hooks.filter((hook) => subscribes(JSON.parse(hook.events) as string[], type));
-  const deliveries = matching.flatMap((hook) => changes.map((change) => ({
-    webhook_id: hook.id, message_id: newMessageId(), type, resource, record_id: change.record_id, change_id: change.id,
-    created_utc: now, state: 'pending', attempt_count: 0, next_attempt_utc: now,
-  })));
-  for (let at = 0; at < deliveries.length; at += 500) await trx('webhook_deliveries').insert(deliveries.slice(at, at + 500));
+  const deliveries = matching.flatMap((hook) =>
+    changes.map((change) => ({
+      webhook_id: hook.id,
+      message_id: newMessageId(),
+      type,
+      resource,
+      record_id: change.record_id,
+      change_id: change.id,
+      created_utc: now,
+      state: 'pending',
+      attempt_count: 0,
+      next_attempt_utc: now,
+    })),
+  );
+  for (let at = 0; at < deliveries.length; at += 500)
+    await trx('webhook_deliveries').insert(deliveries.slice(at, at + 500));
 }

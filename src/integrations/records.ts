@@ -30,7 +30,8 @@ const owned = (row: { author_id: number | null; status: string }) => ({ authorId
 
 export async function readRecord(reader: Reader, resource: Resource, id: number): Promise<object | undefined> {
   if (resource === 'event') return readEvent(reader, id);
-  if (resource === 'venue' || resource === 'organizer') return readLinked(reader, resource === 'venue' ? VENUES : ORGANIZERS, id);
+  if (resource === 'venue' || resource === 'organizer')
+    return readLinked(reader, resource === 'venue' ? VENUES : ORGANIZERS, id);
   return readTerm(reader, resource === 'category' ? CATEGORIES : TAGS, id);
 }
 
@@ -40,12 +41,20 @@ async function readEvent({ req, db, caller, language }: Reader, id: number): Pro
   const [translated] = await translatePosts(db, [row], language);
   const relations = await loadRelations(db, [translated], language);
   // a password-protected event reads as the lists show it: protected fields blanked unless the caller may edit it
-  return toWireEvent(renderContext(req), translated, relations, { single: true, blanked: !unlocked(row, caller, undefined) });
+  return toWireEvent(renderContext(req), translated, relations, {
+    single: true,
+    blanked: !unlocked(row, caller, undefined),
+  });
 }
 
-async function readLinked({ req, db, caller, language }: Reader, kind: LinkedKind, id: number): Promise<object | undefined> {
+async function readLinked(
+  { req, db, caller, language }: Reader,
+  kind: LinkedKind,
+  id: number,
+): Promise<object | undefined> {
   const row = (await kind.load(db, [id])).get(id);
-  if (!row || row.type !== kind.type || row.status === 'trash' || !canRead(caller, kind.plural, owned(row))) return undefined;
+  if (!row || row.type !== kind.type || row.status === 'trash' || !canRead(caller, kind.plural, owned(row)))
+    return undefined;
   const [translated] = await translatePosts(db, [row], language);
   const images = await imagesByIds(db, translated.image_id === null ? [] : [translated.image_id]);
   return kind.toWire(renderContext(req), translated, images, true);
@@ -64,9 +73,16 @@ async function readTerm({ req, db, language }: Reader, info: TaxonomyInfo, id: n
  */
 export function offlineRequest(context: AppContext): RequestLike {
   const { config } = context;
-  const site = new URL(config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`);
+  const site = new URL(
+    config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
+  );
   return {
-    protocol: site.protocol.replace(/:$/, ''), host: site.host, get: () => undefined, app: { locals: { context } },
-    originalUrl: '/', res: undefined, query: {},
+    protocol: site.protocol.replace(/:$/, ''),
+    host: site.host,
+    get: () => undefined,
+    app: { locals: { context } },
+    originalUrl: '/',
+    res: undefined,
+    query: {},
   } as unknown as RequestLike;
 }

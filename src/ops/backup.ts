@@ -16,8 +16,14 @@ export type BackupResult =
   | { engine: 'sqlite'; file: string; pages: number; integrity: 'ok' }
   | { engine: 'postgres'; file: string; tables: Record<string, TableSummary> };
 
-export async function backup(db: Db, databaseUrl: string, file: string, options: DumpOptions = {}): Promise<BackupResult> {
-  if (isSqliteUrl(databaseUrl)) return { engine: 'sqlite', file, ...(await backupSqlite(databaseUrl.slice('sqlite:'.length), file)) };
+export async function backup(
+  db: Db,
+  databaseUrl: string,
+  file: string,
+  options: DumpOptions = {},
+): Promise<BackupResult> {
+  if (isSqliteUrl(databaseUrl))
+    return { engine: 'sqlite', file, ...(await backupSqlite(databaseUrl.slice('sqlite:'.length), file)) };
   return { engine: 'postgres', file, tables: await exportToFile(db, file, options) };
 }
 
@@ -37,7 +43,10 @@ export async function backupSqlite(source: string, file: string): Promise<{ page
     try {
       const integrity = copy.pragma('integrity_check', { simple: true });
       const orphans = (copy.pragma('foreign_key_check') as unknown[]).length;
-      if (integrity !== 'ok' || orphans > 0) throw new Error(`the backup copy failed its checks (integrity_check: ${String(integrity)}, foreign-key violations: ${orphans})`);
+      if (integrity !== 'ok' || orphans > 0)
+        throw new Error(
+          `the backup copy failed its checks (integrity_check: ${String(integrity)}, foreign-key violations: ${orphans})`,
+        );
     } finally {
       copy.close();
     }
@@ -68,7 +77,11 @@ async function intoPlace<T>(file: string, work: (partial: string) => Promise<T>)
   try {
     const result = await work(partial);
     const fd = fs.openSync(partial, 'r');
-    try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(partial, target);
     return result;
   } finally {

@@ -13,7 +13,14 @@ import type { Readable, Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Db, Executor } from '../db/knex';
 import { isPostgres, toBoolean } from '../db/dialect';
-import { advanceSequence, inDependencyOrder, lastIssuedId, listTables, type ColumnKind, type TableInfo } from '../db/catalogue';
+import {
+  advanceSequence,
+  inDependencyOrder,
+  lastIssuedId,
+  listTables,
+  type ColumnKind,
+  type TableInfo,
+} from '../db/catalogue';
 import { appliedMigrations, MIGRATION_NAMES } from '../db/migrate';
 import type { Progress } from './progress';
 
@@ -24,8 +31,13 @@ export const DUMP_VERSION = 1;
  * horizon lease and the data version (transient coordination state; their migrations seed the rows, so a fresh
  * target has them already, and the import's own writes move the data version on).
  */
-export const SKIPPED_TABLES: ReadonlySet<string> = new Set(['knex_migrations', 'knex_migrations_lock', 'auth_throttle',
-  'series_lease', 'data_version']);
+export const SKIPPED_TABLES: ReadonlySet<string> = new Set([
+  'knex_migrations',
+  'knex_migrations_lock',
+  'auth_throttle',
+  'series_lease',
+  'data_version',
+]);
 /**
  * Tables whose rows a migration seeds (a fresh database has them): they do not make a target "not empty", and the
  * dump's rows replace them. `change_feed` says how far retention has pruned the change feed.
@@ -39,8 +51,14 @@ export interface DumpHeader {
   migrations: string[];
   tables: Array<{ name: string; columns: Array<[string, ColumnKind]>; key: string[]; rows: number; lastId?: number }>;
 }
-export interface TableSummary { rows: number; checksum: string }
-interface DumpTrailer { end: true; tables: Record<string, TableSummary> }
+export interface TableSummary {
+  rows: number;
+  checksum: string;
+}
+interface DumpTrailer {
+  end: true;
+  tables: Record<string, TableSummary>;
+}
 
 export interface DumpOptions {
   batchSize?: number;
@@ -59,17 +77,35 @@ export async function dataTables(db: Executor): Promise<TableInfo[]> {
  * Writes the whole database to `out` from one consistent snapshot (a read-only repeatable-read transaction on
  * PostgreSQL, a read transaction on SQLite), while the service keeps serving.
  */
-export async function exportDump(db: Db, out: Writable, { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {}): Promise<Record<string, TableSummary>> {
+export async function exportDump(
+  db: Db,
+  out: Writable,
+  { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {},
+): Promise<Record<string, TableSummary>> {
   return db.transaction(async (trx) => {
     if (isPostgres(trx)) await trx.raw('set transaction isolation level repeatable read, read only');
     const tables = await dataTables(trx);
-    const header: DumpHeader = { format: DUMP_FORMAT, version: DUMP_VERSION, migrations: await appliedMigrations(trx), tables: [] };
+    const header: DumpHeader = {
+      format: DUMP_FORMAT,
+      version: DUMP_VERSION,
+      migrations: await appliedMigrations(trx),
+      tables: [],
+    };
     for (const table of tables) {
       const lastId = table.sequenceColumn ? await lastIssuedId(trx, table) : undefined;
-      header.tables.push({ name: table.name, columns: table.columns.map((c) => [c.name, c.kind]), key: table.key, rows: await countRows(trx, table.name), lastId });
+      header.tables.push({
+        name: table.name,
+        columns: table.columns.map((c) => [c.name, c.kind]),
+        key: table.key,
+        rows: await countRows(trx, table.name),
+        lastId,
+      });
     }
     await write(out, JSON.stringify(header) + '\n');
-    progress?.start('rows', header.tables.reduce((sum, t) => sum + t.rows, 0));
+    progress?.start(
+      'rows',
+      header.tables.reduce((sum, t) => sum + t.rows, 0),
+    );
     const summary: Record<string, TableSummary> = {};
     for (const table of tables) {
       summary[table.name] = await eachBatch(trx, table, batchSize, async (lines) => {
@@ -95,7 +131,12 @@ export async function checksums(db: Executor, batchSize = DEFAULT_BATCH): Promis
  * one's last key, so a large table costs no more per batch than a small one), and hands each batch on as the
  * rows' normalised JSON texts. Text keys sort byte-wise on both engines (PostgreSQL: `collate "C"`).
  */
-async function eachBatch(db: Executor, table: TableInfo, batchSize: number, onBatch: (lines: string[]) => Promise<void>): Promise<TableSummary> {
+async function eachBatch(
+  db: Executor,
+  table: TableInfo,
+  batchSize: number,
+  onBatch: (lines: string[]) => Promise<void>,
+): Promise<TableSummary> {
   const hash = createHash('sha256');
   const kinds = table.columns.map((c) => c.kind);
   const names = table.columns.map((c) => c.name);
@@ -105,7 +146,11 @@ async function eachBatch(db: Executor, table: TableInfo, batchSize: number, onBa
   for (;;) {
     let query = db(table.name).select(names).orderByRaw(order.sql, order.bindings).limit(batchSize);
     if (table.key.length === 0) query = query.offset(rows);
-    else if (after) query = query.whereRaw(`(${order.sql}) > (${table.key.map(() => '?').join(', ')})`, [...order.bindings, ...after] as Knex.RawBinding[]);
+    else if (after)
+      query = query.whereRaw(`(${order.sql}) > (${table.key.map(() => '?').join(', ')})`, [
+        ...order.bindings,
+        ...after,
+      ] as Knex.RawBinding[]);
     const batch = (await query) as Array<Record<string, unknown>>;
     if (!batch.length) break;
     const lines = batch.map((row) => JSON.stringify(names.map((name, i) => normalise(kinds[i], row[name]))));
@@ -132,13 +177,19 @@ function orderOf(db: Executor, table: TableInfo): { sql: string; bindings: strin
 function normalise(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (kind) {
-    case 'boolean': return toBoolean(value) || value === 't' || value === 'true';
+    case 'boolean':
+      return toBoolean(value) || value === 't' || value === 'true';
     case 'integer':
-    case 'number': return typeof value === 'number' ? value : Number(value);
-    case 'binary': return Buffer.isBuffer(value) ? value.toString('base64') : Buffer.from(String(value)).toString('base64');
-    case 'json': return canonicalJson(value);
-    case 'timestamp': return value instanceof Date || typeof value === 'number' ? timestampText(new Date(value)) : String(value);
-    default: return typeof value === 'string' ? value : String(value);
+    case 'number':
+      return typeof value === 'number' ? value : Number(value);
+    case 'binary':
+      return Buffer.isBuffer(value) ? value.toString('base64') : Buffer.from(String(value)).toString('base64');
+    case 'json':
+      return canonicalJson(value);
+    case 'timestamp':
+      return value instanceof Date || typeof value === 'number' ? timestampText(new Date(value)) : String(value);
+    default:
+      return typeof value === 'string' ? value : String(value);
   }
 }
 
@@ -146,11 +197,20 @@ function normalise(kind: ColumnKind, value: unknown): unknown {
 function canonicalJson(value: unknown): string {
   let parsed = value;
   if (typeof value === 'string') {
-    try { parsed = JSON.parse(value); } catch { return value; }
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return value;
+    }
   }
   const sorted = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sorted);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+      );
     return v;
   };
   return JSON.stringify(sorted(parsed));
@@ -158,7 +218,10 @@ function canonicalJson(value: unknown): string {
 
 /** `YYYY-MM-DD HH:MM:SS[.mmm]` in UTC: the project's stored form of an instant. */
 function timestampText(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace(/(\.000)?Z$/, '');
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/(\.000)?Z$/, '');
 }
 
 /** A dumped value as the target engine stores it. */
@@ -178,7 +241,10 @@ function write(out: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     out.once('error', onError);
-    const done = () => { out.off('error', onError); resolve(); };
+    const done = () => {
+      out.off('error', onError);
+      resolve();
+    };
     if (out.write(text)) done();
     else out.once('drain', done);
   });
@@ -189,7 +255,11 @@ function write(out: Writable, text: string): Promise<void> {
  * multi-row inserts of at most `batchSize` rows, then moves the id sequences past the loaded ids and checks every
  * table's count and checksum against the dump before committing. Anything wrong leaves the database as it was.
  */
-export async function importDump(db: Db, input: Readable, { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {}): Promise<Record<string, TableSummary>> {
+export async function importDump(
+  db: Db,
+  input: Readable,
+  { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {},
+): Promise<Record<string, TableSummary>> {
   const lines = linesOf(input);
   try {
     return await loadLines(db, lines, batchSize, progress);
@@ -199,26 +269,40 @@ export async function importDump(db: Db, input: Readable, { batchSize = DEFAULT_
   }
 }
 
-async function loadLines(db: Db, lines: AsyncGenerator<string, void, undefined>, batchSize: number, progress?: Progress): Promise<Record<string, TableSummary>> {
+async function loadLines(
+  db: Db,
+  lines: AsyncGenerator<string, void, undefined>,
+  batchSize: number,
+  progress?: Progress,
+): Promise<Record<string, TableSummary>> {
   const first = await lines.next();
   const header = parseHeader(first.done ? '' : first.value);
   const targets = await checkTarget(db, header);
   const postgres = isPostgres(db);
-  progress?.start('rows', header.tables.reduce((sum, t) => sum + t.rows, 0));
+  progress?.start(
+    'rows',
+    header.tables.reduce((sum, t) => sum + t.rows, 0),
+  );
   try {
     return await db.transaction(async (trx) => {
       // rows of a table pointing at rows of the same table may come first: check foreign keys at commit
       if (!postgres) await trx.raw('pragma defer_foreign_keys = on');
       for (const table of header.tables) if (MIGRATION_SEEDED_TABLES.has(table.name)) await trx(table.name).delete();
-      const read = new Map<string, { rows: number; hash: Hash }>(header.tables.map((t) => [t.name, { rows: 0, hash: createHash('sha256') }]));
+      const read = new Map<string, { rows: number; hash: Hash }>(
+        header.tables.map((t) => [t.name, { rows: 0, hash: createHash('sha256') }]),
+      );
       let trailer: DumpTrailer | undefined;
       for (let next = await lines.next(); !next.done; next = await lines.next()) {
         if (!next.value.trim()) continue;
         const record = parseLine(next.value);
-        if ('end' in record) { trailer = record; break; }
+        if ('end' in record) {
+          trailer = record;
+          break;
+        }
         const table = header.tables.find((t) => t.name === record.table);
         const seen = read.get(record.table);
-        if (!table || !seen || !Array.isArray(record.rows)) throw new DumpError(`the dump has rows for a table its header does not list: ${record.table}`);
+        if (!table || !seen || !Array.isArray(record.rows))
+          throw new DumpError(`the dump has rows for a table its header does not list: ${record.table}`);
         for (const row of record.rows) seen.hash.update(JSON.stringify(row)).update('\n');
         seen.rows += record.rows.length;
         await insertRows(trx, table, targets.get(table.name) as TableInfo, record.rows, batchSize, postgres);
@@ -230,7 +314,9 @@ async function loadLines(db: Db, lines: AsyncGenerator<string, void, undefined>,
         const expected = trailer.tables[table.name];
         const checksum = `sha256:${seen.hash.digest('hex')}`;
         if (!expected || expected.rows !== seen.rows || table.rows !== seen.rows || expected.checksum !== checksum) {
-          throw new DumpError(`the dump is damaged: table ${table.name} does not match its recorded count and checksum`);
+          throw new DumpError(
+            `the dump is damaged: table ${table.name} does not match its recorded count and checksum`,
+          );
         }
         await advanceSequence(trx, targets.get(table.name) as TableInfo, table.lastId ?? 0);
       }
@@ -264,11 +350,16 @@ async function* linesOf(input: Readable): AsyncGenerator<string, void, undefined
 
 function parseHeader(line: string): DumpHeader {
   let header: Partial<DumpHeader>;
-  try { header = JSON.parse(line) as Partial<DumpHeader>; } catch { header = {}; }
+  try {
+    header = JSON.parse(line) as Partial<DumpHeader>;
+  } catch {
+    header = {};
+  }
   if (header.format !== DUMP_FORMAT || !Array.isArray(header.tables) || !Array.isArray(header.migrations)) {
     throw new DumpError(`not a ${DUMP_FORMAT} file (its first line is not a dump header)`);
   }
-  if (header.version !== DUMP_VERSION) throw new DumpError(`dump format version ${String(header.version)}: this build reads version ${DUMP_VERSION}`);
+  if (header.version !== DUMP_VERSION)
+    throw new DumpError(`dump format version ${String(header.version)}: this build reads version ${DUMP_VERSION}`);
   return header as DumpHeader;
 }
 
@@ -284,7 +375,9 @@ function parseLine(line: string): { table: string; rows: unknown[][] } | DumpTra
 async function checkTarget(db: Db, header: DumpHeader): Promise<Map<string, TableInfo>> {
   const unknown = header.migrations.filter((name) => !MIGRATION_NAMES.includes(name));
   if (unknown.length) {
-    throw new DumpError(`the dump was written by a newer version (migrations this build does not have: ${unknown.join(', ')}); import it with that version or a later one`);
+    throw new DumpError(
+      `the dump was written by a newer version (migrations this build does not have: ${unknown.join(', ')}); import it with that version or a later one`,
+    );
   }
   const applied = await appliedMigrations(db);
   const pending = MIGRATION_NAMES.filter((name) => !applied.includes(name));
@@ -293,18 +386,30 @@ async function checkTarget(db: Db, header: DumpHeader): Promise<Map<string, Tabl
   for (const table of header.tables) {
     const target = targets.get(table.name);
     if (!target) throw new DumpError(`the target database has no table ${table.name}`);
-    const missing = table.columns.filter(([name]) => !target.columns.some((c) => c.name === name)).map(([name]) => name);
+    const missing = table.columns
+      .filter(([name]) => !target.columns.some((c) => c.name === name))
+      .map(([name]) => name);
     if (missing.length) throw new DumpError(`the target table ${table.name} has no column ${missing.join(', ')}`);
   }
   const filled: string[] = [];
-  for (const name of targets.keys()) if (!MIGRATION_SEEDED_TABLES.has(name) && (await countRows(db, name)) > 0) filled.push(name);
+  for (const name of targets.keys())
+    if (!MIGRATION_SEEDED_TABLES.has(name) && (await countRows(db, name)) > 0) filled.push(name);
   if (filled.length) {
-    throw new DumpError(`the target database is not empty (rows in ${filled.join(', ')}): import into a new, empty database`);
+    throw new DumpError(
+      `the target database is not empty (rows in ${filled.join(', ')}): import into a new, empty database`,
+    );
   }
   return targets;
 }
 
-async function insertRows(trx: Knex.Transaction, table: DumpHeader['tables'][number], target: TableInfo, rows: unknown[][], batchSize: number, postgres: boolean): Promise<void> {
+async function insertRows(
+  trx: Knex.Transaction,
+  table: DumpHeader['tables'][number],
+  target: TableInfo,
+  rows: unknown[][],
+  batchSize: number,
+  postgres: boolean,
+): Promise<void> {
   const kinds = table.columns.map(([name]) => target.columns.find((c) => c.name === name)?.kind ?? 'text');
   // per statement: SQLite allows 32 766 bound parameters and Knex writes its multi-row insert as a compound SELECT
   // (at most 500 terms); PostgreSQL allows 65 535 parameters
@@ -312,7 +417,8 @@ async function insertRows(trx: Knex.Transaction, table: DumpHeader['tables'][num
   const perStatement = Math.max(1, Math.min(rowLimit, Math.floor(30_000 / Math.max(1, table.columns.length))));
   for (let start = 0; start < rows.length; start += perStatement) {
     const records = rows.slice(start, start + perStatement).map((row) => {
-      if (!Array.isArray(row) || row.length !== table.columns.length) throw new DumpError(`a row of ${table.name} does not have the header's columns`);
+      if (!Array.isArray(row) || row.length !== table.columns.length)
+        throw new DumpError(`a row of ${table.name} does not have the header's columns`);
       return Object.fromEntries(table.columns.map(([name], i) => [name, denormalise(kinds[i], row[i], postgres)]));
     });
     await trx(table.name).insert(records);
@@ -323,13 +429,26 @@ async function insertRows(trx: Knex.Transaction, table: DumpHeader['tables'][num
  * Reads back what was loaded, the way the dump was written (only the dump's columns: a newer schema may have
  * more), and compares every table with the dump's trailer.
  */
-async function verify(trx: Knex.Transaction, header: DumpHeader, targets: Map<string, TableInfo>, trailer: DumpTrailer, batchSize: number): Promise<void> {
+async function verify(
+  trx: Knex.Transaction,
+  header: DumpHeader,
+  targets: Map<string, TableInfo>,
+  trailer: DumpTrailer,
+  batchSize: number,
+): Promise<void> {
   for (const table of header.tables) {
     const dumped = new Set(table.columns.map(([name]) => name));
     const target = targets.get(table.name) as TableInfo;
-    const got = await eachBatch(trx, { ...target, columns: target.columns.filter((c) => dumped.has(c.name)) }, batchSize, async () => {});
+    const got = await eachBatch(
+      trx,
+      { ...target, columns: target.columns.filter((c) => dumped.has(c.name)) },
+      batchSize,
+      async () => {},
+    );
     const want = trailer.tables[table.name];
-    if (got.rows !== want.rows) throw new DumpError(`verification failed: ${table.name} has ${got.rows} rows, the dump ${want.rows}`);
-    if (got.checksum !== want.checksum) throw new DumpError(`verification failed: ${table.name} reads back differently from the dump (checksum)`);
+    if (got.rows !== want.rows)
+      throw new DumpError(`verification failed: ${table.name} has ${got.rows} rows, the dump ${want.rows}`);
+    if (got.checksum !== want.checksum)
+      throw new DumpError(`verification failed: ${table.name} reads back differently from the dump (checksum)`);
   }
 }

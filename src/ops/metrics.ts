@@ -22,7 +22,12 @@ export interface Metrics {
   counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
   histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
   /** A gauge whose value `collect` reads at scrape time (it may query the database). */
-  gauge(name: string, help: string, collect: () => GaugeReading | Promise<GaugeReading>, labelNames?: readonly string[]): Gauge;
+  gauge(
+    name: string,
+    help: string,
+    collect: () => GaugeReading | Promise<GaugeReading>,
+    labelNames?: readonly string[],
+  ): Gauge;
   /** A failed login (`reason`: unknown user or wrong password) and a login refused by the throttle. */
   loginFailed(reason: 'invalid_username' | 'incorrect_password'): void;
   loginThrottled(): void;
@@ -37,12 +42,17 @@ export function createMetrics({ enabled = true }: { enabled?: boolean } = {}): M
     registry,
     enabled,
     // by name, once: a feature may ask for its counter where it records (the same metric every time)
-    counter: (name, help, labelNames = []) => (registry.getSingleMetric(name) as Counter<never>) ?? new Counter({ name, help, labelNames, registers }),
+    counter: (name, help, labelNames = []) =>
+      (registry.getSingleMetric(name) as Counter<never>) ?? new Counter({ name, help, labelNames, registers }),
     histogram: (name, help, labelNames = [], buckets = SECONDS_BUCKETS) =>
-      (registry.getSingleMetric(name) as Histogram<never>) ?? new Histogram({ name, help, labelNames, buckets, registers }),
+      (registry.getSingleMetric(name) as Histogram<never>) ??
+      new Histogram({ name, help, labelNames, buckets, registers }),
     gauge(name, help, collect, labelNames = []) {
       return new Gauge({
-        name, help, labelNames, registers,
+        name,
+        help,
+        labelNames,
+        registers,
         async collect() {
           let reading: GaugeReading;
           try {
@@ -61,8 +71,13 @@ export function createMetrics({ enabled = true }: { enabled?: boolean } = {}): M
     loginFailed: (reason) => loginFailures.inc({ reason }),
     loginThrottled: () => loginThrottles.inc(),
   };
-  const loginFailures = metrics.counter('auth_login_failures_total', 'Logins refused for wrong credentials', ['reason']);
-  const loginThrottles = metrics.counter('auth_login_throttled_total', 'Logins refused by the failed-login throttle (429)');
+  const loginFailures = metrics.counter('auth_login_failures_total', 'Logins refused for wrong credentials', [
+    'reason',
+  ]);
+  const loginThrottles = metrics.counter(
+    'auth_login_throttled_total',
+    'Logins refused by the failed-login throttle (429)',
+  );
   if (enabled) {
     collectDefaultMetrics({ register: registry });
     // gauges named like counters (promtool refuses them); `nodejs_active_*` by type carry the same numbers
@@ -75,7 +90,12 @@ export function createMetrics({ enabled = true }: { enabled?: boolean } = {}): M
  * Counts and times every request by operation (the spec's operationId, or a fixed name outside the API: never the
  * raw URL, whose ids and queries would make unbounded label values), method and status class.
  */
-export function instrumentRequests(metrics: Metrics, operations: Operation[], namespace: string, basePath: string): RequestHandler {
+export function instrumentRequests(
+  metrics: Metrics,
+  operations: Operation[],
+  namespace: string,
+  basePath: string,
+): RequestHandler {
   const labels = ['operation', 'method', 'status_class'] as const;
   const total = metrics.counter('http_requests_total', 'HTTP requests answered', labels);
   const duration = metrics.histogram('http_request_duration_seconds', 'Time to answer an HTTP request', labels);
@@ -108,7 +128,12 @@ export function instrumentRequests(metrics: Metrics, operations: Operation[], na
 function operationNamer(operations: Operation[], namespace: string, basePath: string): (req: Request) => string {
   const routes = operations.map((op) => ({
     method: op.method.toUpperCase(),
-    pattern: new RegExp(`^${escape(namespace)}${op.path.split(/\{\w+\}/).map(escape).join('[^/]+')}/?$`),
+    pattern: new RegExp(
+      `^${escape(namespace)}${op.path
+        .split(/\{\w+\}/)
+        .map(escape)
+        .join('[^/]+')}/?$`,
+    ),
     operationId: op.operationId,
   }));
   const fixed = new Map(['livez', 'readyz', 'metrics'].map((name) => [`${basePath}/${name}`, name]));
@@ -148,12 +173,27 @@ export function instrumentDatabase(metrics: Metrics, db: Db): void {
   db.on('query-error', finish(failed));
 
   const pool = () => (db.client as { pool?: TarnPool }).pool;
-  metrics.gauge('db_pool_connections', 'Database connections by state', () => {
-    const p = pool();
-    return ([['used', p?.numUsed()], ['free', p?.numFree()], ['pending_acquires', p?.numPendingAcquires()], ['pending_creates', p?.numPendingCreates()]] as const)
-      .map(([state, value]) => ({ labels: { state }, value: value ?? 0 }));
-  }, ['state']);
-  metrics.gauge('db_pool_max_connections', 'Largest number of database connections the pool opens', () => pool()?.max ?? 0);
+  metrics.gauge(
+    'db_pool_connections',
+    'Database connections by state',
+    () => {
+      const p = pool();
+      return (
+        [
+          ['used', p?.numUsed()],
+          ['free', p?.numFree()],
+          ['pending_acquires', p?.numPendingAcquires()],
+          ['pending_creates', p?.numPendingCreates()],
+        ] as const
+      ).map(([state, value]) => ({ labels: { state }, value: value ?? 0 }));
+    },
+    ['state'],
+  );
+  metrics.gauge(
+    'db_pool_max_connections',
+    'Largest number of database connections the pool opens',
+    () => pool()?.max ?? 0,
+  );
 }
 
 interface TarnPool {
@@ -174,7 +214,11 @@ export function metricsRoute(metrics: Metrics, token?: string): RequestHandler {
     if (expected) {
       const sent = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim() ?? '';
       if (!timingSafeEqual(digest(sent), expected)) {
-        res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"').type('text/plain').send('unauthorized\n');
+        res
+          .status(401)
+          .setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
+          .type('text/plain')
+          .send('unauthorized\n');
         return;
       }
     }

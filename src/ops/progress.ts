@@ -23,7 +23,12 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): P
       bar = new SingleBar({ format, stream, hideCursor: true, etaBuffer: 50 }, Presets.shades_classic);
       bar.start(total, 0);
     },
-    advance(items = 1) { bar?.increment(items); },
-    stop() { bar?.stop(); bar = undefined; },
+    advance(items = 1) {
+      bar?.increment(items);
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
   };
 }

@@ -11,7 +11,8 @@ const FIRST_TRIES = 20;
  */
 export async function freeSlugIn(scope: () => Knex.QueryBuilder, base: string): Promise<string> {
   const candidates = Array.from({ length: FIRST_TRIES }, (_, i) => slugCandidate(base, i + 1));
-  const slugs = async (query: Knex.QueryBuilder) => ((await query.select('slug')) as Array<{ slug: string }>).map((r) => r.slug);
+  const slugs = async (query: Knex.QueryBuilder) =>
+    ((await query.select('slug')) as Array<{ slug: string }>).map((r) => r.slug);
   const taken = await slugs(scope().whereIn('slug', candidates));
   if (taken.length < candidates.length) return firstFreeSlug(base, taken);
   return firstFreeSlug(base, await slugs(whereStartsWith(scope(), 'slug', slugFamily(base))));

@@ -14,11 +14,25 @@ interface Table {
   find: Statement<[number[], string, string[]]>;
 }
 
-const translationsOf = (table: Table['name'], key: Table['key']) => statement((db, ids: number[], language: string, fields: string[]) =>
-  db(table).whereIn(key, ids).andWhere({ language }).whereIn('field', fields).select(`${key} as id`, 'field', 'value'));
+const translationsOf = (table: Table['name'], key: Table['key']) =>
+  statement((db, ids: number[], language: string, fields: string[]) =>
+    db(table)
+      .whereIn(key, ids)
+      .andWhere({ language })
+      .whereIn('field', fields)
+      .select(`${key} as id`, 'field', 'value'),
+  );
 
-const POSTS: Table = { name: 'post_translations', key: 'post_id', find: translationsOf('post_translations', 'post_id') };
-const TERMS: Table = { name: 'term_translations', key: 'term_id', find: translationsOf('term_translations', 'term_id') };
+const POSTS: Table = {
+  name: 'post_translations',
+  key: 'post_id',
+  find: translationsOf('post_translations', 'post_id'),
+};
+const TERMS: Table = {
+  name: 'term_translations',
+  key: 'term_id',
+  find: translationsOf('term_translations', 'term_id'),
+};
 
 /** Translatable columns of each kind of record, by the column name the rows carry. */
 export const POST_FIELDS = ['title', 'content', 'excerpt'] as const;
@@ -26,10 +40,21 @@ export const TERM_FIELDS = ['name', 'description'] as const;
 
 type Translatable = { id: number; language: string };
 
-async function overlay<T extends Translatable>(db: Executor, table: Table, rows: T[], language: string, fields: readonly string[]): Promise<T[]> {
+async function overlay<T extends Translatable>(
+  db: Executor,
+  table: Table,
+  rows: T[],
+  language: string,
+  fields: readonly string[],
+): Promise<T[]> {
   const foreign = rows.filter((row) => row.language !== language).map((row) => row.id);
   if (!foreign.length) return rows;
-  const found = await table.find.all<{ id: number; field: string; value: string }>(db, [...new Set(foreign)], language, [...fields]);
+  const found = await table.find.all<{ id: number; field: string; value: string }>(
+    db,
+    [...new Set(foreign)],
+    language,
+    [...fields],
+  );
   if (!found.length) return rows;
   const byId = new Map<number, Record<string, string>>();
   for (const { id, field, value } of found) byId.set(toNumber(id), { ...byId.get(toNumber(id)), [field]: value });
@@ -50,22 +75,43 @@ export function translateTerms<T extends Translatable>(db: Executor, rows: T[], 
  * Splits a write's translatable values: those for the record's own language go to its columns (returned), the others
  * are stored as translations of `language`.
  */
-async function split<V extends Record<string, unknown>>(db: Executor, table: Table, id: number, original: string, language: string, values: V, fields: readonly string[]): Promise<V> {
+async function split<V extends Record<string, unknown>>(
+  db: Executor,
+  table: Table,
+  id: number,
+  original: string,
+  language: string,
+  values: V,
+  fields: readonly string[],
+): Promise<V> {
   if (original === language) return values;
   const own = { ...values };
-  const rows = fields.filter((field) => typeof values[field] === 'string').map((field) => {
-    delete own[field];
-    return { [table.key]: id, language, field, value: values[field] as string };
-  });
+  const rows = fields
+    .filter((field) => typeof values[field] === 'string')
+    .map((field) => {
+      delete own[field];
+      return { [table.key]: id, language, field, value: values[field] as string };
+    });
   if (rows.length) await db(table.name).insert(rows).onConflict([table.key, 'language', 'field']).merge(['value']);
   return own;
 }
 
-export function splitPostWrite<V extends Record<string, unknown>>(db: Executor, id: number, original: string, language: string, values: V): Promise<V> {
+export function splitPostWrite<V extends Record<string, unknown>>(
+  db: Executor,
+  id: number,
+  original: string,
+  language: string,
+  values: V,
+): Promise<V> {
   return split(db, POSTS, id, original, language, values, POST_FIELDS);
 }
 
-export function splitTermWrite<V extends Record<string, unknown>>(db: Executor, id: number, original: string, language: string, values: V): Promise<V> {
+export function splitTermWrite<V extends Record<string, unknown>>(
+  db: Executor,
+  id: number,
+  original: string,
+  language: string,
+  values: V,
+): Promise<V> {
   return split(db, TERMS, id, original, language, values, TERM_FIELDS);
 }
-

@@ -25,7 +25,12 @@ export const SEARCH_COLUMNS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', '
 export type SearchOwner = 'posts' | 'terms';
 
 type Texts = Record<string, string | null>;
-interface Source { id: number; kind: SearchKind; language: string; texts: Texts }
+interface Source {
+  id: number;
+  kind: SearchKind;
+  language: string;
+  texts: Texts;
+}
 type DocRow = Record<string, string | number>;
 
 /**
@@ -35,21 +40,30 @@ type DocRow = Record<string, string | number>;
 export async function syncSearch(db: Executor, owner: SearchOwner, ids: number[]): Promise<void> {
   const unique = [...new Set(ids)];
   if (!unique.length) return;
-  const [sources, translations] = owner === 'posts'
-    ? await Promise.all([postSources(db, unique), translationsOf(db, 'post_translations', 'post_id', unique)])
-    : await Promise.all([termSources(db, unique), translationsOf(db, 'term_translations', 'term_id', unique)]);
+  const [sources, translations] =
+    owner === 'posts'
+      ? await Promise.all([postSources(db, unique), translationsOf(db, 'post_translations', 'post_id', unique)])
+      : await Promise.all([termSources(db, unique), translationsOf(db, 'term_translations', 'term_id', unique)]);
   const removed = db('search_docs').whereIn('record_id', unique);
   await (owner === 'posts' ? removed.whereNot('kind', 'term') : removed.where('kind', 'term')).delete();
   const rows = sources.flatMap((source) => documentsOf(source, translations.get(source.id)));
   const perStatement = 500; // SQLite binds at most 32 766 values
-  for (let at = 0; at < rows.length; at += perStatement) await db('search_docs').insert(rows.slice(at, at + perStatement));
+  for (let at = 0; at < rows.length; at += perStatement)
+    await db('search_docs').insert(rows.slice(at, at + perStatement));
 }
 
 /** Rebuilds every document, in batches (the migration that adds search, and bulk loads that bypass the services). */
 export async function rebuildSearchIndex(db: Executor, batch = 2_000): Promise<void> {
-  for (const [owner, table] of [['posts', 'posts'], ['terms', 'terms']] as const) {
-    for (let after = 0; ;) {
-      const rows: Array<{ id: number }> = await db(table).where('id', '>', after).orderBy('id').limit(batch).select('id');
+  for (const [owner, table] of [
+    ['posts', 'posts'],
+    ['terms', 'terms'],
+  ] as const) {
+    for (let after = 0; ; ) {
+      const rows: Array<{ id: number }> = await db(table)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(batch)
+        .select('id');
       if (!rows.length) break;
       const ids = rows.map((row) => toNumber(row.id));
       await syncSearch(db, owner, ids);
@@ -60,7 +74,12 @@ export async function rebuildSearchIndex(db: Executor, batch = 2_000): Promise<v
 
 function documentsOf(source: Source, translated: Map<string, Texts> | undefined): DocRow[] {
   const document = (language: string, texts: Texts): DocRow => {
-    const row: DocRow = { kind: source.kind, record_id: source.id, language, is_original: language === source.language ? 1 : 0 };
+    const row: DocRow = {
+      kind: source.kind,
+      record_id: source.id,
+      language,
+      is_original: language === source.language ? 1 : 0,
+    };
     SEARCH_COLUMNS.forEach((column, index) => {
       const field = SEARCH_FIELDS[source.kind][index];
       row[column] = field === undefined ? '' : indexedText(texts[field]);
@@ -75,23 +94,55 @@ function documentsOf(source: Source, translated: Map<string, Texts> | undefined)
 }
 
 async function postSources(db: Executor, ids: number[]): Promise<Source[]> {
-  const rows = await db('posts as p').leftJoin('venues as v', 'v.post_id', 'p.id').leftJoin('organizers as o', 'o.post_id', 'p.id')
-    .whereIn('p.id', ids).select('p.id', 'p.type', 'p.language', 'p.title', 'p.content', 'p.excerpt', 'v.address', 'v.city',
-      'v.province', 'v.state', 'v.stateprovince', 'v.zip', 'o.email', 'o.website', db.raw('coalesce(v.phone, o.phone) as phone'));
-  return rows.map((row: Texts & { id: number; type: SearchKind; language: string }) =>
-    ({ id: toNumber(row.id), kind: row.type, language: row.language, texts: row }));
+  const rows = await db('posts as p')
+    .leftJoin('venues as v', 'v.post_id', 'p.id')
+    .leftJoin('organizers as o', 'o.post_id', 'p.id')
+    .whereIn('p.id', ids)
+    .select(
+      'p.id',
+      'p.type',
+      'p.language',
+      'p.title',
+      'p.content',
+      'p.excerpt',
+      'v.address',
+      'v.city',
+      'v.province',
+      'v.state',
+      'v.stateprovince',
+      'v.zip',
+      'o.email',
+      'o.website',
+      db.raw('coalesce(v.phone, o.phone) as phone'),
+    );
+  return rows.map((row: Texts & { id: number; type: SearchKind; language: string }) => ({
+    id: toNumber(row.id),
+    kind: row.type,
+    language: row.language,
+    texts: row,
+  }));
 }
 
 async function termSources(db: Executor, ids: number[]): Promise<Source[]> {
   const rows = await db('terms').whereIn('id', ids).select('id', 'language', 'name', 'slug');
-  return rows.map((row: Texts & { id: number; language: string }) =>
-    ({ id: toNumber(row.id), kind: 'term' as const, language: row.language, texts: row }));
+  return rows.map((row: Texts & { id: number; language: string }) => ({
+    id: toNumber(row.id),
+    kind: 'term' as const,
+    language: row.language,
+    texts: row,
+  }));
 }
 
 /** Translated fields by record, then language. */
-async function translationsOf(db: Executor, table: string, key: string, ids: number[]): Promise<Map<number, Map<string, Texts>>> {
+async function translationsOf(
+  db: Executor,
+  table: string,
+  key: string,
+  ids: number[],
+): Promise<Map<number, Map<string, Texts>>> {
   const rows: Array<{ id: number; language: string; field: string; value: string }> = await db(table)
-    .whereIn(key, ids).select(`${key} as id`, 'language', 'field', 'value');
+    .whereIn(key, ids)
+    .select(`${key} as id`, 'language', 'field', 'value');
   const byRecord = new Map<number, Map<string, Texts>>();
   for (const { id, language, field, value } of rows) {
     const languages = byRecord.get(toNumber(id)) ?? new Map<string, Texts>();

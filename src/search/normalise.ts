@@ -16,15 +16,34 @@ const MARKS = /\p{M}/gu;
 const CONTROLS = /\p{Cc}/gu;
 
 const FOLDED: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŀ: 'l', ς: 'σ',
-  '\u2018': "'", '\u2019': "'", '\u02bc': "'", '\u2032': "'",
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŀ: 'l',
+  ς: 'σ',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u02bc': "'",
+  '\u2032': "'",
 };
 const FOLDABLE = new RegExp(`[${Object.keys(FOLDED).join('')}]`, 'gu');
 
 /** The comparable form of `text`: see the module comment. */
 export function normaliseText(text: string): string {
   const decomposed = text.normalize('NFKD').replace(MARKS, (mark) => (KEPT_MARKS.test(mark) ? mark : ''));
-  return decomposed.normalize('NFC').toLowerCase().replace(FOLDABLE, (c) => FOLDED[c]).replace(CONTROLS, ' ');
+  return decomposed
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(FOLDABLE, (c) => FOLDED[c])
+    .replace(CONTROLS, ' ');
 }
 
 /**

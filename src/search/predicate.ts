@@ -55,13 +55,19 @@ export interface SearchQuery {
 }
 
 /** Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be). */
-export async function prepareSearch(db: Executor, kind: SearchKind, search: string, language: string): Promise<SearchQuery | undefined> {
+export async function prepareSearch(
+  db: Executor,
+  kind: SearchKind,
+  search: string,
+  language: string,
+): Promise<SearchQuery | undefined> {
   const fragments = searchFragments(search, RULES[kind].fragments);
   if (!fragments.length) return undefined;
-  const resolved = isPostgres(db) ? { kind, language, fragments, unsettled: fragments }
+  const resolved = isPostgres(db)
+    ? { kind, language, fragments, unsettled: fragments }
     : await resolveFts(db, kind, language, fragments);
   if (resolved.fts === false) return resolved;
-  const matches = await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1) as Array<{ record_id: unknown }>;
+  const matches = (await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1)) as Array<{ record_id: unknown }>;
   return matches.length > FEW_MATCHES ? resolved : { ...resolved, ids: matches.map((row) => toNumber(row.record_id)) };
 }
 
@@ -73,7 +79,12 @@ async function resolveFts(db: Executor, kind: SearchKind, language: string, frag
 }
 
 /** Restricts `query` to the records (whose id is in `idColumn`) that match `search`. */
-export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idColumn: string, search: SearchQuery): Knex.QueryBuilder {
+export function whereSearchMatches(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  idColumn: string,
+  search: SearchQuery,
+): Knex.QueryBuilder {
   if (search.fts === false) return query.whereRaw('1 = 0');
   if (search.ids) return search.ids.length ? query.whereIn(idColumn, search.ids) : query.whereRaw('1 = 0');
   // many matches: SQLite would look each one up and sort them all; `+` has it walk the list's own order instead,
@@ -85,13 +96,25 @@ export function whereSearchMatches(db: Executor, query: Knex.QueryBuilder, idCol
 /** The ids (`record_id`) of the search documents that match, in the requested language or else the original. */
 function matchingDocuments(db: Executor, search: SearchQuery): Knex.QueryBuilder {
   // SQLite: the FTS5 matches drive, each looked up by primary key (not every document of the kind)
-  const documents = (search.fts ? db('search_fts').join('search_docs as d', 'd.id', 'search_fts.rowid')
-    .whereRaw('search_fts match ?', [search.fts]) : db('search_docs as d'))
-    .select('d.record_id').where('d.kind', search.kind)
+  const documents = (
+    search.fts
+      ? db('search_fts')
+          .join('search_docs as d', 'd.id', 'search_fts.rowid')
+          .whereRaw('search_fts match ?', [search.fts])
+      : db('search_docs as d')
+  )
+    .select('d.record_id')
+    .where('d.kind', search.kind)
     .where((inLanguage) => {
       inLanguage.where('d.language', search.language).orWhere((original) => {
-        original.where('d.is_original', 1).whereNotExists(db('search_docs as t').whereRaw('t.kind = d.kind')
-          .whereRaw('t.record_id = d.record_id').where('t.language', search.language));
+        original
+          .where('d.is_original', 1)
+          .whereNotExists(
+            db('search_docs as t')
+              .whereRaw('t.kind = d.kind')
+              .whereRaw('t.record_id = d.record_id')
+              .where('t.language', search.language),
+          );
       });
     });
   if (search.unsettled.length) documents.where((match) => exactRule(match, search));
@@ -103,9 +126,15 @@ function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: Sea
   const contains = (q: Knex.QueryBuilder, column: string, fragment: string) =>
     q.whereRaw(`?? like ? escape '\\'`, [`d.${column}`, likeContains(fragment)]);
   if (RULES[kind].everyFragmentInOneField) {
-    for (const column of columns) query.orWhere((all) => { fragments.forEach((fragment) => contains(all, column, fragment)); });
+    for (const column of columns)
+      query.orWhere((all) => {
+        fragments.forEach((fragment) => contains(all, column, fragment));
+      });
   } else {
-    for (const fragment of fragments) query.where((any) => { columns.forEach((column) => any.orWhere((o) => contains(o, column, fragment))); });
+    for (const fragment of fragments)
+      query.where((any) => {
+        columns.forEach((column) => any.orWhere((o) => contains(o, column, fragment)));
+      });
   }
 }
 
@@ -113,7 +142,10 @@ function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: Sea
  * The FTS5 query every matching document satisfies: AND of one term per fragment that an index can narrow, each
  * true exactly when the fragment occurs in some column (those fragments are `settled`).
  */
-async function ftsExpression(db: Executor, fragments: string[]): Promise<{ expression?: string | false; settled: string[] }> {
+async function ftsExpression(
+  db: Executor,
+  fragments: string[],
+): Promise<{ expression?: string | false; settled: string[] }> {
   const terms: string[] = [];
   const settled: string[] = [];
   for (const fragment of fragments) {
@@ -133,8 +165,11 @@ async function ftsExpression(db: Executor, fragments: string[]): Promise<{ expre
 }
 
 async function trigramsStartingWith(db: Executor, prefix: string): Promise<string[]> {
-  const rows: Array<{ term: string }> = await db('search_vocab').where('term', '>=', prefix)
-    .where('term', '<', `${prefix}\u{10FFFF}`).limit(MAX_EXPANSION + 1).select('term');
+  const rows: Array<{ term: string }> = await db('search_vocab')
+    .where('term', '>=', prefix)
+    .where('term', '<', `${prefix}\u{10FFFF}`)
+    .limit(MAX_EXPANSION + 1)
+    .select('term');
   return rows.map((row) => row.term);
 }
 

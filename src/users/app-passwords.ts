@@ -55,10 +55,23 @@ export async function newSecret(): Promise<{ password: string; hash: string }> {
   return { password, hash: await hashPassword(password) };
 }
 
-export async function insertAppPassword(db: Executor, userId: number, name: string, scope: AppPasswordScope | null, hash: string): Promise<AppPasswordRow> {
-  const [row] = await db<AppPasswordRow>('app_passwords').insert({
-    uuid: randomUUID(), user_id: userId, name, scope, password_hash: hash, created_utc: utcNow(),
-  }).returning('*');
+export async function insertAppPassword(
+  db: Executor,
+  userId: number,
+  name: string,
+  scope: AppPasswordScope | null,
+  hash: string,
+): Promise<AppPasswordRow> {
+  const [row] = await db<AppPasswordRow>('app_passwords')
+    .insert({
+      uuid: randomUUID(),
+      user_id: userId,
+      name,
+      scope,
+      password_hash: hash,
+      created_utc: utcNow(),
+    })
+    .returning('*');
   return normalise(row);
 }
 
@@ -73,14 +86,21 @@ export async function findAppPassword(db: Executor, userId: number, uuid: string
 
 /** Deletes one (by uuid) or all of a user's application passwords; answers the rows deleted. */
 export async function revokeAppPasswords(db: Executor, userId: number, uuid?: string): Promise<AppPasswordRow[]> {
-  const query = () => (uuid === undefined ? db('app_passwords').where({ user_id: userId }) : db('app_passwords').where({ user_id: userId, uuid }));
+  const query = () =>
+    uuid === undefined
+      ? db('app_passwords').where({ user_id: userId })
+      : db('app_passwords').where({ user_id: userId, uuid });
   const rows = (await query().select('*')) as AppPasswordRow[];
   if (rows.length) await query().delete();
   return rows.map(normalise);
 }
 
 /** The user's application password that `password` is, if any (one scrypt per stored password). */
-export async function matchAppPassword(db: Executor, userId: number, password: string): Promise<AppPasswordRow | undefined> {
+export async function matchAppPassword(
+  db: Executor,
+  userId: number,
+  password: string,
+): Promise<AppPasswordRow | undefined> {
   const candidate = normaliseAppPassword(password);
   if (candidate.length !== LENGTH) return undefined; // not an application password: no hash to pay
   for (const row of await listAppPasswords(db, userId)) {

@@ -35,7 +35,14 @@ async function owner(req: TypedRequest<keyof HandlerTable>): Promise<number> {
 const iso = (utc: string | null) => (utc === null ? null : utcTextToIso(utc));
 
 function toWire(row: AppPasswordRow) {
-  return { uuid: row.uuid, name: row.name, created: iso(row.created_utc) as string, last_used: iso(row.last_used_utc), last_ip: row.last_ip, scope: row.scope };
+  return {
+    uuid: row.uuid,
+    name: row.name,
+    created: iso(row.created_utc) as string,
+    last_used: iso(row.last_used_utc),
+    last_ip: row.last_ip,
+    scope: row.scope,
+  };
 }
 
 const handlers = {

@@ -36,7 +36,9 @@ export async function createUser(db: Executor, login: string, role: Role, passwo
 }
 
 export async function setPassword(db: Executor, id: number, password: string): Promise<void> {
-  await db<UserRow>('users').where({ id }).update({ password_hash: await hashPassword(password) });
+  await db<UserRow>('users')
+    .where({ id })
+    .update({ password_hash: await hashPassword(password) });
 }
 
 /** Creates the bootstrap administrator unless a user with that login exists (DECISIONS.md). */

@@ -12,8 +12,17 @@ export const POST_TYPES = ['events', 'venues', 'organizers'] as const;
 export type PostTypePlural = (typeof POST_TYPES)[number];
 
 const POST_CAPS = [
-  'read', 'read_private', 'edit', 'edit_others', 'edit_private', 'edit_published',
-  'delete', 'delete_others', 'delete_private', 'delete_published', 'publish',
+  'read',
+  'read_private',
+  'edit',
+  'edit_others',
+  'edit_private',
+  'edit_published',
+  'delete',
+  'delete_others',
+  'delete_private',
+  'delete_published',
+  'publish',
 ] as const;
 type PostCap = (typeof POST_CAPS)[number];
 
@@ -22,7 +31,11 @@ type PostCap = (typeof POST_CAPS)[number];
  * settings such as webhooks; `manage_app_passwords` (every role): managing application passwords, one's own; whose,
  * is the handler's rule (users/handlers.ts).
  */
-export type Capability = `${PostCap}_${PostTypePlural}` | 'manage_categories' | 'upload_files' | 'manage_options'
+export type Capability =
+  | `${PostCap}_${PostTypePlural}`
+  | 'manage_categories'
+  | 'upload_files'
+  | 'manage_options'
   | 'manage_app_passwords';
 
 const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
@@ -35,7 +48,9 @@ const POST_CAPS_BY_ROLE: Record<Role, readonly PostCap[]> = {
 
 const CAPABILITIES: Record<Role, ReadonlySet<Capability>> = Object.fromEntries(
   ROLES.map((role) => {
-    const caps: Capability[] = POST_TYPES.flatMap((type) => POST_CAPS_BY_ROLE[role].map((cap) => `${cap}_${type}` as Capability));
+    const caps: Capability[] = POST_TYPES.flatMap((type) =>
+      POST_CAPS_BY_ROLE[role].map((cap) => `${cap}_${type}` as Capability),
+    );
     if (role === 'administrator' || role === 'editor') caps.push('manage_categories');
     if (role === 'administrator' || role === 'editor' || role === 'author') caps.push('upload_files');
     if (role === 'administrator') caps.push('manage_options'); // site settings: webhooks
@@ -61,8 +76,13 @@ export function isRole(value: string): value is Role {
 }
 
 export function isCapability(value: string): value is Capability {
-  return value === 'manage_categories' || value === 'upload_files' || value === 'manage_options' || value === 'manage_app_passwords' ||
-    POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`));
+  return (
+    value === 'manage_categories' ||
+    value === 'upload_files' ||
+    value === 'manage_options' ||
+    value === 'manage_app_passwords' ||
+    POST_TYPES.some((type) => POST_CAPS.some((cap) => value === `${cap}_${type}`))
+  );
 }
 
 /** Whether the caller (undefined = anonymous) holds the capability. */
@@ -79,7 +99,12 @@ export interface OwnedRecord {
 const PUBLISHED = new Set(['publish', 'future']);
 
 /** WordPress `map_meta_cap` for edit_post / delete_post on one record. */
-export function canChange(caller: Caller | undefined, verb: 'edit' | 'delete', type: PostTypePlural, record: OwnedRecord): boolean {
+export function canChange(
+  caller: Caller | undefined,
+  verb: 'edit' | 'delete',
+  type: PostTypePlural,
+  record: OwnedRecord,
+): boolean {
   if (!caller || !can(caller, `${verb}_${type}`)) return false;
   const own = record.authorId === caller.id;
   const needed: Capability[] = [];
@@ -93,6 +118,7 @@ export function canChange(caller: Caller | undefined, verb: 'edit' | 'delete', t
 export function canRead(caller: Caller | undefined, type: PostTypePlural, record: OwnedRecord): boolean {
   if (record.status === 'publish') return true;
   if (!caller) return false;
-  if (record.status === 'private') return can(caller, `read_private_${type}`) || (record.authorId === caller.id && can(caller, `edit_${type}`));
+  if (record.status === 'private')
+    return can(caller, `read_private_${type}`) || (record.authorId === caller.id && can(caller, `edit_${type}`));
   return canChange(caller, 'edit', type, record);
 }

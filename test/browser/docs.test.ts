@@ -18,15 +18,33 @@ import { startService, type TestService } from '../support/app';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** A host name the browser resolves to 127.0.0.1: the site as a deployment serves it, not from a loopback origin. */
 const SITE_NAME = 'docs.example.test';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', `--host-resolver-rules=MAP ${SITE_NAME} 127.0.0.1`];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  `--host-resolver-rules=MAP ${SITE_NAME} 127.0.0.1`,
+];
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const SUMMARY_POINTER = '/paths/~1events/get/summary';
 
 /** How the index must label each language: in that language. */
 const LABELS: Record<(typeof LANGUAGES)[number], string> = {
-  nl: 'Nederlands', en: 'English', fr: 'Français', de: 'Deutsch', it: 'Italiano', ja: '日本語', nb: 'Norsk bokmål',
-  pl: 'Polski', 'pt-br': 'Português (Brasil)', es: 'Español', sv: 'Svenska',
+  nl: 'Nederlands',
+  en: 'English',
+  fr: 'Français',
+  de: 'Deutsch',
+  it: 'Italiano',
+  ja: '日本語',
+  nb: 'Norsk bokmål',
+  pl: 'Polski',
+  'pt-br': 'Português (Brasil)',
+  es: 'Español',
+  sv: 'Svenska',
 };
 
 jest.setTimeout(120_000);
@@ -38,27 +56,40 @@ function docsAreStale(): boolean {
   const built = mtime(path.join(DOCS_SITE, 'index.html'));
   if (!built) return true;
   const sources = [path.join(PROJECT_ROOT, 'scripts', 'build-docs.ts'), ...LANGUAGES.map(localisedSpec)];
-  return sources.some((file) => mtime(file) > built)
-    || LANGUAGES.some((lang) => fs.existsSync(localisedSpec(lang)) && !fs.existsSync(path.join(DOCS_SITE, lang, 'index.html')));
+  return (
+    sources.some((file) => mtime(file) > built) ||
+    LANGUAGES.some(
+      (lang) => fs.existsSync(localisedSpec(lang)) && !fs.existsSync(path.join(DOCS_SITE, lang, 'index.html')),
+    )
+  );
 }
 
 /** The summary of `GET /events` the page in `lang` must show, from the translation file (English: the spec). */
 function expectedSummary(lang: string): string {
   if (lang === 'en') return 'List events';
   const file = path.join(PROJECT_ROOT, 'openapi', 'i18n', `${lang}.yaml`);
-  if (!fs.existsSync(file)) throw new Error(`the ${lang} translation of the spec is missing: ${path.relative(PROJECT_ROOT, file)} does not exist`);
+  if (!fs.existsSync(file))
+    throw new Error(
+      `the ${lang} translation of the spec is missing: ${path.relative(PROJECT_ROOT, file)} does not exist`,
+    );
   const summary = (YAML.parse(fs.readFileSync(file, 'utf8')) ?? {})[SUMMARY_POINTER];
-  if (typeof summary !== 'string' || !summary.trim()) throw new Error(`${path.relative(PROJECT_ROOT, file)} has no translation for ${SUMMARY_POINTER}`);
+  if (typeof summary !== 'string' || !summary.trim())
+    throw new Error(`${path.relative(PROJECT_ROOT, file)} has no translation for ${SUMMARY_POINTER}`);
   if (!fs.existsSync(localisedSpec(lang))) {
-    throw new Error(`${path.relative(PROJECT_ROOT, localisedSpec(lang))} is missing: run \`npm run generate\` (the ${lang} docs are built from it)`);
+    throw new Error(
+      `${path.relative(PROJECT_ROOT, localisedSpec(lang))} is missing: run \`npm run generate\` (the ${lang} docs are built from it)`,
+    );
   }
   return summary.trim();
 }
 
 /** The summaries of the operations tagged Events, from the bundle the page in `lang` was built from. */
 function eventSummaries(lang: string): string[] {
-  const doc = JSON.parse(fs.readFileSync(localisedSpec(lang), 'utf8')) as { paths: Record<string, Record<string, { tags?: string[]; summary?: string }>> };
-  return Object.values(doc.paths).flatMap((item) => Object.values(item))
+  const doc = JSON.parse(fs.readFileSync(localisedSpec(lang), 'utf8')) as {
+    paths: Record<string, Record<string, { tags?: string[]; summary?: string }>>;
+  };
+  return Object.values(doc.paths)
+    .flatMap((item) => Object.values(item))
     .filter((op) => op && typeof op === 'object' && op.tags?.includes('Events') && op.summary)
     .map((op) => op.summary as string);
 }
@@ -67,13 +98,19 @@ const exactly = (text: string) => new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[
 /** The page's h2 whose text is exactly `text` (its accessible name also holds its deep link's label). */
 const heading = (page: Page, text: string) => page.locator('h2').filter({ hasText: exactly(text) });
 /** The sidebar entry of an operation, by its summary. */
-const menuEntry = (page: Page, text: string) => page.locator('[data-component-name="Menu/MenuItem"] [data-text]').filter({ hasText: exactly(text) }).first();
+const menuEntry = (page: Page, text: string) =>
+  page
+    .locator('[data-component-name="Menu/MenuItem"] [data-text]')
+    .filter({ hasText: exactly(text) })
+    .first();
 
 /** Whether a request stays on this machine (SITE_NAME is mapped to 127.0.0.1 in the browser). */
 const isLoopback = (url: string) => {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'data:' || protocol === 'blob:' || protocol === 'about:') return true;
-  return hostname === 'localhost' || hostname === '[::1]' || hostname === SITE_NAME || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || hostname === SITE_NAME || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  );
 };
 
 describe('documentation site in Chromium', () => {
@@ -84,7 +121,9 @@ describe('documentation site in Chromium', () => {
   beforeAll(async () => {
     if (docsAreStale()) {
       execFileSync(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-docs.ts'], {
-        cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], timeout: 110_000,
+        cwd: PROJECT_ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 110_000,
       });
     }
     if (!fs.existsSync(CHROMIUM)) {
@@ -106,9 +145,13 @@ describe('documentation site in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const external: Request[] = [];
     const errors: string[] = [];
-    page.on('request', (request) => { if (!isLoopback(request.url())) external.push(request); });
+    page.on('request', (request) => {
+      if (!isLoopback(request.url())) external.push(request);
+    });
     page.on('pageerror', (error) => errors.push(error.message));
-    await page.route('**/*', (route) => (isLoopback(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+    await page.route('**/*', (route) =>
+      isLoopback(route.request().url()) ? route.continue() : route.abort('blockedbyclient'),
+    );
     return { page, external, errors };
   }
 
@@ -130,13 +173,19 @@ describe('documentation site in Chromium', () => {
       const response = await page.goto(`${base}/docs/`);
       expect(response?.status()).toBe(200);
       await expect(page.locator('h1').textContent()).resolves.toBe('Calendar Events REST API');
-      const links = await page.locator('nav a').evaluateAll((as) => as.map((a) => ({
-        href: a.getAttribute('href'), lang: a.getAttribute('lang'), label: a.textContent?.trim(),
-      })));
+      const links = await page.locator('nav a').evaluateAll((as) =>
+        as.map((a) => ({
+          href: a.getAttribute('href'),
+          lang: a.getAttribute('lang'),
+          label: a.textContent?.trim(),
+        })),
+      );
       const missing = LANGUAGES.filter((lang) => !links.some((link) => link.href === `${lang}/`));
       if (missing.length) {
-        throw new Error(`the docs index does not link ${missing.join(', ')}: `
-          + `${missing.map((lang) => path.relative(PROJECT_ROOT, localisedSpec(lang))).join(', ')} not generated yet?`);
+        throw new Error(
+          `the docs index does not link ${missing.join(', ')}: ` +
+            `${missing.map((lang) => path.relative(PROJECT_ROOT, localisedSpec(lang))).join(', ')} not generated yet?`,
+        );
       }
       expect(links).toEqual(LANGUAGES.map((lang) => ({ href: `${lang}/`, lang, label: LABELS[lang] })));
       for (const lang of LANGUAGES) {
@@ -154,12 +203,16 @@ describe('documentation site in Chromium', () => {
   it('works over plain HTTP under a host name, as deployed (nothing upgraded to HTTPS)', async () => {
     const { page, external, errors } = await openPage();
     const upgraded: string[] = [];
-    page.on('request', (request) => { if (request.url().startsWith('https:')) upgraded.push(request.url()); });
+    page.on('request', (request) => {
+      if (request.url().startsWith('https:')) upgraded.push(request.url());
+    });
     try {
       await page.goto(`${base.replace('127.0.0.1', SITE_NAME)}/docs/en/#/events/listevents`);
       if (upgraded.length) {
-        throw new Error(`the browser upgraded ${upgraded.join(', ')} to HTTPS: the Content-Security-Policy of /docs/ must not `
-          + 'carry upgrade-insecure-requests, or a site served over plain HTTP cannot load its Redoc bundle');
+        throw new Error(
+          `the browser upgraded ${upgraded.join(', ')} to HTTPS: the Content-Security-Policy of /docs/ must not ` +
+            'carry upgrade-insecure-requests, or a site served over plain HTTP cannot load its Redoc bundle',
+        );
       }
       await heading(page, 'List events').waitFor({ state: 'visible', timeout: 30_000 });
       expect(sent(external)).toEqual([]);
@@ -175,7 +228,9 @@ describe('documentation site in Chromium', () => {
     const { page, external, errors } = await openPage();
     try {
       const bundle: number[] = [];
-      page.on('response', (r) => { if (r.url() === `${base}/docs/redoc.standalone.js`) bundle.push(r.status()); });
+      page.on('response', (r) => {
+        if (r.url() === `${base}/docs/redoc.standalone.js`) bundle.push(r.status());
+      });
       // without the slash: the redirect must land on the page (keeping the fragment). Redoc routes by fragment on
       // the client, so the operation's own heading appears only once the page has hydrated.
       const response = await page.goto(`${base}/docs/${lang}#/events/listevents`);
@@ -186,7 +241,9 @@ describe('documentation site in Chromium', () => {
       expect(bundle).toEqual([200]);
 
       // the menu has opened the Events tag: every operation of it, by its summary in this language
-      const menu = await page.locator('[data-component-name="Menu/MenuItem"] [data-text]').evaluateAll((items) => items.map((item) => item.getAttribute('data-text')));
+      const menu = await page
+        .locator('[data-component-name="Menu/MenuItem"] [data-text]')
+        .evaluateAll((items) => items.map((item) => item.getAttribute('data-text')));
       expect(menu).toEqual(expect.arrayContaining(events));
       expect(menu).toContain(summary);
 

@@ -18,29 +18,53 @@ import { prepareSearch } from '../../src/search/predicate';
 const BIG_TABLES = ['events', 'posts'];
 
 /** SQLite: `SCAN e` (a table or a whole index) of a big table. */
-async function sqliteScans(db: Executor, query: Knex.QueryBuilder, big: string[]): Promise<{ plan: string; scans: string[] }> {
+async function sqliteScans(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  big: string[],
+): Promise<{ plan: string; scans: string[] }> {
   const { sql, bindings } = query.toSQL();
   const rows: Array<{ detail: string }> = await db.raw(`explain query plan ${sql}`, bindings);
-  const aliases = new Map([['e', 'events'], ['p', 'posts'], ['e2', 'events'], ['p_e2', 'posts'], ['events', 'events'], ['posts', 'posts']]);
-  const scans = rows.map((r) => r.detail).filter((d) => /^SCAN (\w+)/.test(d) && big.includes(aliases.get(/^SCAN (\w+)/.exec(d)![1]) ?? ''));
+  const aliases = new Map([
+    ['e', 'events'],
+    ['p', 'posts'],
+    ['e2', 'events'],
+    ['p_e2', 'posts'],
+    ['events', 'events'],
+    ['posts', 'posts'],
+  ]);
+  const scans = rows
+    .map((r) => r.detail)
+    .filter((d) => /^SCAN (\w+)/.test(d) && big.includes(aliases.get(/^SCAN (\w+)/.exec(d)![1]) ?? ''));
   return { plan: rows.map((r) => r.detail).join('\n'), scans };
 }
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
 
 /** PostgreSQL: a sequential scan of a big table, or an index scan of it with no condition (the whole index). */
-async function postgresScans(db: Executor, query: Knex.QueryBuilder, big: string[]): Promise<{ plan: string; scans: string[] }> {
+async function postgresScans(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  big: string[],
+): Promise<{ plan: string; scans: string[] }> {
   const { sql, bindings } = query.toSQL().toNative();
   return (db as Knex).transaction(async (trx) => {
     // only nested loops over index look-ups remain possible, so a whole-table read shows wherever no index serves
-    for (const setting of ['enable_seqscan', 'enable_hashjoin', 'enable_mergejoin']) await trx.raw(`set local ${setting} = off`);
+    for (const setting of ['enable_seqscan', 'enable_hashjoin', 'enable_mergejoin'])
+      await trx.raw(`set local ${setting} = off`);
     const { rows } = await trx.raw(`explain (format json) ${sql.replace(/\$(\d+)/g, '?')}`, bindings);
     const scans: string[] = [];
     const walk = (node: PlanNode) => {
       const table = node['Relation Name'];
       if (table && big.includes(table)) {
         if (node['Node Type'] === 'Seq Scan') scans.push(`Seq Scan on ${table}`);
-        if (/Index (Only )?Scan/.test(node['Node Type']) && !node['Index Cond']) scans.push(`${node['Node Type']} of all ${table}`);
+        if (/Index (Only )?Scan/.test(node['Node Type']) && !node['Index Cond'])
+          scans.push(`${node['Node Type']} of all ${table}`);
       }
       for (const child of node.Plans ?? []) walk(child);
     };
@@ -58,23 +82,48 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
   }, 120_000);
   afterAll(() => database.drop());
 
-  const scans = (query: Knex.QueryBuilder, big = BIG_TABLES) => (isPostgres(database.db) ? postgresScans : sqliteScans)(database.db, query, big);
+  const scans = (query: Knex.QueryBuilder, big = BIG_TABLES) =>
+    (isPostgres(database.db) ? postgresScans : sqliteScans)(database.db, query, big);
   const window = { statuses: ['publish'], startFrom: '2027-06-14 00:00:00', endTo: '2029-06-15 23:59:59' };
 
   const shapes: Array<[string, () => Promise<EventFilters>]> = [
     ['default window', async () => window],
-    ['every status (editors)', async () => ({ ...window, statuses: ['publish', 'future', 'draft', 'pending', 'private'] })],
+    [
+      'every status (editors)',
+      async () => ({ ...window, statuses: ['publish', 'future', 'draft', 'pending', 'private'] }),
+    ],
     ['category', async () => ({ ...window, categoryIds: [fixture.categoryId, 11, 21, 31, 41] })],
     ['tag', async () => ({ ...window, tagIds: [51] })],
     ['venue', async () => ({ ...window, venueIds: [fixture.venueIds[3]] })],
     ['organizer', async () => ({ ...window, organizerIds: [fixture.organizerIds[2]] })],
-    ['geolocation', async () => ({ ...window, venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }) })],
+    [
+      'geolocation',
+      async () => ({ ...window, venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }) }),
+    ],
     ['featured', async () => ({ ...window, featured: true })],
-    ['search', async () => ({ ...window, search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en') })],
-    ['category and search', async () => ({ ...window, categoryIds: [fixture.categoryId], search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en') })],
+    [
+      'search',
+      async () => ({ ...window, search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en') }),
+    ],
+    [
+      'category and search',
+      async () => ({
+        ...window,
+        categoryIds: [fixture.categoryId],
+        search: await prepareSearch(database.db, 'event', fixture.searchWord, 'en'),
+      }),
+    ],
     ['starts after', async () => ({ statuses: ['publish'], startsAfter: '2028-01-01 00:00:00' })],
     ['collapse_recurring', async () => ({ ...window, collapseRecurring: true })],
-    ['collapse_recurring, category and venue', async () => ({ ...window, collapseRecurring: true, categoryIds: [fixture.categoryId], venueIds: [fixture.venueIds[3]] })],
+    [
+      'collapse_recurring, category and venue',
+      async () => ({
+        ...window,
+        collapseRecurring: true,
+        categoryIds: [fixture.categoryId],
+        venueIds: [fixture.venueIds[3]],
+      }),
+    ],
   ];
 
   it.each(shapes)('GET /events by %s reads no table whole', async (_name, filters) => {
@@ -86,7 +135,10 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     }
   });
 
-  it.each([['venues', VENUES], ['organizers', ORGANIZERS]] as const)('GET /%s reads no table whole', async (_name, kind) => {
+  it.each([
+    ['venues', VENUES],
+    ['organizers', ORGANIZERS],
+  ] as const)('GET /%s reads no table whole', async (_name, kind) => {
     const { page, count } = linkedListQueries(database.db, kind, { statuses: ['publish'] });
     for (const query of [page().limit(10), count()]) {
       const { plan, scans: found } = await scans(query);
@@ -97,10 +149,21 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
   it('finds the venues near a point through the spatial index', async () => {
     const near = await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 });
     expect(near.length).toBeGreaterThan(0);
-    const all: Array<{ post_id: number; geo_lat: number; geo_lng: number }> = await database.db('venues').select('post_id', 'geo_lat', 'geo_lng');
+    const all: Array<{ post_id: number; geo_lat: number; geo_lng: number }> = await database
+      .db('venues')
+      .select('post_id', 'geo_lat', 'geo_lng');
     const rad = (x: number) => (x * Math.PI) / 180;
-    const distance = (v: { geo_lat: number; geo_lng: number }) => 2 * 6371 * Math.asin(Math.sqrt(Math.sin(rad(v.geo_lat - fixture.geoCenter.lat) / 2) ** 2 +
-      Math.cos(rad(fixture.geoCenter.lat)) * Math.cos(rad(v.geo_lat)) * Math.sin(rad(v.geo_lng - fixture.geoCenter.lng) / 2) ** 2));
+    const distance = (v: { geo_lat: number; geo_lng: number }) =>
+      2 *
+      6371 *
+      Math.asin(
+        Math.sqrt(
+          Math.sin(rad(v.geo_lat - fixture.geoCenter.lat) / 2) ** 2 +
+            Math.cos(rad(fixture.geoCenter.lat)) *
+              Math.cos(rad(v.geo_lat)) *
+              Math.sin(rad(v.geo_lng - fixture.geoCenter.lng) / 2) ** 2,
+        ),
+      );
     const expected = all.filter((v) => distance(v) <= 25 - 1e-6).map((v) => Number(v.post_id));
     expect(near).toEqual(expect.arrayContaining(expected));
     expect(near.every((id) => distance(all.find((v) => Number(v.post_id) === id)!) <= 25 + 1e-6)).toBe(true);

@@ -6,13 +6,32 @@
  */
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
-import { parseWithIcalJs, parseWithPython, physicalLines, splitByUid, startRadicale, type ParsedEvent, type Radicale } from '../support/ical';
+import {
+  parseWithIcalJs,
+  parseWithPython,
+  physicalLines,
+  splitByUid,
+  startRadicale,
+  type ParsedEvent,
+  type Radicale,
+} from '../support/ical';
 
 interface WireEvent {
-  id: number; global_id: string; title: string; slug: string; url: string; all_day: boolean; status: string;
-  start_date: string; end_date: string; utc_start_date: string; utc_end_date: string; timezone: string;
+  id: number;
+  global_id: string;
+  title: string;
+  slug: string;
+  url: string;
+  all_day: boolean;
+  status: string;
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  utc_end_date: string;
+  timezone: string;
   venue: { venue: string; geo_lat?: number; geo_lng?: number } | never[];
-  categories: Array<{ name: string }>; tags: Array<{ name: string }>;
+  categories: Array<{ name: string }>;
+  tags: Array<{ name: string }>;
   organizer: Array<{ organizer: string; email: string }>;
 }
 
@@ -28,18 +47,27 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
   const base = `${NS}/events`;
 
   const create = async (key: string, body: object, role: 'administrator' | 'author' = 'administrator') => {
-    const res = await http(service).post(base).auth(...service.as(role)).send(body);
+    const res = await http(service)
+      .post(base)
+      .auth(...service.as(role))
+      .send(body);
     expect(res.status).toBe(201);
     events[key] = res.body as WireEvent;
     return events[key];
   };
   const feed = (path: string, query: object = {}, role?: 'administrator') => {
-    const req = http(service).get(`${base}${path}`).query(query).buffer(true).parse((res, done) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
-      res.on('end', () => done(null, text));
-    });
+    const req = http(service)
+      .get(`${base}${path}`)
+      .query(query)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => done(null, text));
+      });
     return role ? req.auth(...service.as(role)) : req;
   };
   const text = async (path: string, query: object = {}, role?: 'administrator') => {
@@ -54,41 +82,97 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     radicale = await startRadicale();
     // times around TEST_NOW (2027-06-15): the default window is 30 days back to 12 months ahead
     await create('amsterdam', {
-      title: 'Concert in Amsterdam', description: '<p>First <b>bold</b> &amp; more</p><p>Second paragraph</p>',
-      start_date: '2027-07-01 20:00:00', end_date: '2027-07-01 23:00:00', timezone: 'Europe/Amsterdam',
+      title: 'Concert in Amsterdam',
+      description: '<p>First <b>bold</b> &amp; more</p><p>Second paragraph</p>',
+      start_date: '2027-07-01 20:00:00',
+      end_date: '2027-07-01 23:00:00',
+      timezone: 'Europe/Amsterdam',
       venue: { venue: 'Paradiso', address: 'Weteringschans 6', city: 'Amsterdam', country: 'Netherlands' },
       organizer: [{ organizer: 'Music, Inc.', email: 'music@example.org' }, { organizer: 'Second organizer' }],
-      categories: ['Music'], tags: ['jazz'],
+      categories: ['Music'],
+      tags: ['jazz'],
     });
     // crosses the end of summer time in Europe (2027-10-31 03:00 → 02:00)
     await create('dst', {
-      title: 'Night across the clock change', start_date: '2027-10-30 22:00:00', end_date: '2027-10-31 04:00:00',
-      timezone: 'Europe/Amsterdam', categories: ['Music'],
+      title: 'Night across the clock change',
+      start_date: '2027-10-30 22:00:00',
+      end_date: '2027-10-31 04:00:00',
+      timezone: 'Europe/Amsterdam',
+      categories: ['Music'],
     });
     await create('newyork', {
-      title: 'Spring forward in New York', start_date: '2028-03-12 01:00:00', end_date: '2028-03-12 05:00:00',
-      timezone: 'America/New_York', organizer: [{ organizer: 'No email here' }],
+      title: 'Spring forward in New York',
+      start_date: '2028-03-12 01:00:00',
+      end_date: '2028-03-12 05:00:00',
+      timezone: 'America/New_York',
+      organizer: [{ organizer: 'No email here' }],
     });
     await create('tokyo', {
       title: '東京の夏祭り — ünïcödé text that is long enough to be folded over several lines of at most 75 octets',
-      description: '日本語の説明。'.repeat(20), start_date: '2027-08-10 18:00:00', end_date: '2027-08-10 21:00:00', timezone: 'Asia/Tokyo',
+      description: '日本語の説明。'.repeat(20),
+      start_date: '2027-08-10 18:00:00',
+      end_date: '2027-08-10 21:00:00',
+      timezone: 'Asia/Tokyo',
     });
-    await create('utc', { title: 'UTC meeting', start_date: '2027-06-20 09:00:00', end_date: '2027-06-20 10:00:00', timezone: 'UTC' });
-    await create('offset', { title: 'Fixed offset', start_date: '2027-06-21 09:00:00', end_date: '2027-06-21 10:00:00', timezone: 'UTC+5:30' });
+    await create('utc', {
+      title: 'UTC meeting',
+      start_date: '2027-06-20 09:00:00',
+      end_date: '2027-06-20 10:00:00',
+      timezone: 'UTC',
+    });
+    await create('offset', {
+      title: 'Fixed offset',
+      start_date: '2027-06-21 09:00:00',
+      end_date: '2027-06-21 10:00:00',
+      timezone: 'UTC+5:30',
+    });
     await create('allday', {
-      title: 'Festival weekend', all_day: true, start_date: '2027-07-10', end_date: '2027-07-12', timezone: 'Europe/Amsterdam',
+      title: 'Festival weekend',
+      all_day: true,
+      start_date: '2027-07-10',
+      end_date: '2027-07-12',
+      timezone: 'Europe/Amsterdam',
     });
     await create('hostile', {
-      title: HOSTILE, description: 'Line one\r\nLine two; with, punctuation\\',
-      start_date: '2027-06-25 10:00:00', end_date: '2027-06-25 11:00:00',
+      title: HOSTILE,
+      description: 'Line one\r\nLine two; with, punctuation\\',
+      start_date: '2027-06-25 10:00:00',
+      end_date: '2027-06-25 11:00:00',
       venue: { venue: 'Hall "A";\r\nX-EVIL:1', city: 'Utrecht' },
     });
-    await create('private', { title: 'Private board meeting', status: 'private', start_date: '2027-06-26 10:00:00', end_date: '2027-06-26 11:00:00' });
-    await create('protected', { title: 'Secret party', password: 'hunter2', start_date: '2027-06-27 10:00:00', end_date: '2027-06-27 11:00:00' });
-    await create('draft', { title: 'Draft idea', status: 'draft', start_date: '2027-06-28 10:00:00', end_date: '2027-06-28 11:00:00' });
-    await create('old', { title: 'Forty days ago', start_date: '2027-05-06 10:00:00', end_date: '2027-05-06 11:00:00' });
-    await create('recent', { title: 'Twenty days ago', start_date: '2027-05-26 10:00:00', end_date: '2027-05-26 11:00:00' });
-    await create('far', { title: 'Thirteen months ahead', start_date: '2028-07-20 10:00:00', end_date: '2028-07-20 11:00:00' });
+    await create('private', {
+      title: 'Private board meeting',
+      status: 'private',
+      start_date: '2027-06-26 10:00:00',
+      end_date: '2027-06-26 11:00:00',
+    });
+    await create('protected', {
+      title: 'Secret party',
+      password: 'hunter2',
+      start_date: '2027-06-27 10:00:00',
+      end_date: '2027-06-27 11:00:00',
+    });
+    await create('draft', {
+      title: 'Draft idea',
+      status: 'draft',
+      start_date: '2027-06-28 10:00:00',
+      end_date: '2027-06-28 11:00:00',
+    });
+    await create('old', {
+      title: 'Forty days ago',
+      start_date: '2027-05-06 10:00:00',
+      end_date: '2027-05-06 11:00:00',
+    });
+    await create('recent', {
+      title: 'Twenty days ago',
+      start_date: '2027-05-26 10:00:00',
+      end_date: '2027-05-26 11:00:00',
+    });
+    await create('far', {
+      title: 'Thirteen months ahead',
+      start_date: '2028-07-20 10:00:00',
+      end_date: '2028-07-20 11:00:00',
+    });
   }, 60_000);
   afterAll(async () => {
     await radicale?.stop();
@@ -125,7 +209,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
         const [organizer] = wire.organizer;
         if (organizer) {
           expect(parsed.organizer?.cn).toBe(organizer.organizer.replace(/"/g, "'"));
-          expect(parsed.organizer?.value).toEqual(organizer.email ? `mailto:${organizer.email}` : expect.stringMatching(/^http/));
+          expect(parsed.organizer?.value).toEqual(
+            organizer.email ? `mailto:${organizer.email}` : expect.stringMatching(/^http/),
+          );
         }
       }
       expect(b.description).toBe(a.description);
@@ -140,7 +226,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
 
   it('a list feed matches the API, in every zone, through three independent readers', async () => {
     const ics = await text('/ical');
-    const visible = ['amsterdam', 'dst', 'newyork', 'tokyo', 'utc', 'offset', 'allday', 'hostile', 'recent'].map((k) => events[k]);
+    const visible = ['amsterdam', 'dst', 'newyork', 'tokyo', 'utc', 'offset', 'allday', 'hostile', 'recent'].map(
+      (k) => events[k],
+    );
     await checkFeed(ics, visible);
     const python = parseWithPython(ics);
     expect(python.timezones.sort()).toEqual(['America/New_York', 'Asia/Tokyo', 'Europe/Amsterdam', 'UTC+5:30']);
@@ -220,7 +308,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     await checkFeed(ics, [events.amsterdam, events.dst]);
     expect(parseWithIcalJs(ics).name).toBe('Veranstaltungen (Kategorien: music)');
     const listed = await http(service).get(base).query({ categories: 'music', per_page: 50 });
-    expect(parseWithIcalJs(ics).events.map((e) => e.uid)).toEqual(listed.body.events.map((e: WireEvent) => e.global_id));
+    expect(parseWithIcalJs(ics).events.map((e) => e.uid)).toEqual(
+      listed.body.events.map((e: WireEvent) => e.global_id),
+    );
     const bad = await feed('/ical', { categories: 'no-such-category' });
     expect(bad.status).toBe(400);
     expect(bad.headers['content-type']).toMatch(/^application\/json/);
@@ -231,7 +321,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     for (const key of ['private', 'protected', 'draft']) expect(anonymous).not.toContain(events[key].global_id);
     const admin = await text('/ical', {}, 'administrator');
     const adminEvents = parseWithIcalJs(admin).events;
-    expect(adminEvents.map((e) => e.uid)).toEqual(expect.arrayContaining([events.private.global_id, events.draft.global_id]));
+    expect(adminEvents.map((e) => e.uid)).toEqual(
+      expect.arrayContaining([events.private.global_id, events.draft.global_id]),
+    );
     expect(adminEvents.map((e) => e.uid)).not.toContain(events.protected.global_id);
     expect(adminEvents.find((e) => e.uid === events.private.global_id)?.class).toBe('PRIVATE');
     expect(adminEvents.find((e) => e.uid === events.draft.global_id)?.status).toBe('TENTATIVE');
@@ -266,10 +358,17 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     const id = events.utc.id;
     const before = parseWithIcalJs(await text(`/${id}/ical`)).events[0];
     for (const title of ['UTC meeting, moved', 'UTC meeting, moved again']) {
-      const res = await http(service).post(`${base}/${id}`).auth(...service.as('administrator')).send({ title });
+      const res = await http(service)
+        .post(`${base}/${id}`)
+        .auth(...service.as('administrator'))
+        .send({ title });
       expect(res.status).toBe(200);
     }
-    const de = await http(service).post(`${base}/${id}`).query({ i18n_language: 'de' }).auth(...service.as('administrator')).send({ title: 'UTC-Treffen' });
+    const de = await http(service)
+      .post(`${base}/${id}`)
+      .query({ i18n_language: 'de' })
+      .auth(...service.as('administrator'))
+      .send({ title: 'UTC-Treffen' });
     expect(de.status).toBe(200);
     const after = parseWithIcalJs(await text(`/${id}/ical`)).events[0];
     expect(after.sequence).toBe(before.sequence + 3);

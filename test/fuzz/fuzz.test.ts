@@ -46,7 +46,9 @@ describe.each(engines)('fuzz on %s', (engine) => {
     if (REPORT) {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const failures = harness.failures.size ? `\n\nFailures:\n${harness.failureReport()}` : '\n\nNo failures.';
-      console.log(`fuzz on ${engine}: ${harness.requests} requests in ${seconds} s (seed ${SEED}, ${RUNS} runs)\n${harness.summary()}${failures}`);
+      console.log(
+        `fuzz on ${engine}: ${harness.requests} requests in ${seconds} s (seed ${SEED}, ${RUNS} runs)\n${harness.summary()}${failures}`,
+      );
     }
     await harness.close();
   });
@@ -57,7 +59,9 @@ describe.each(engines)('fuzz on %s', (engine) => {
       const { violations, concrete, answer, log } = await harness.exchange(request);
       if (violations.length && !KEEP_GOING) {
         const cause = log ? `\nlogged:   ${log}` : '';
-        throw new Error(`${violations.join('\n')}\nrequest:  ${describeRequest(concrete)}\nresponse: ${answer.status} ${shorten(answer.text, 500)}${cause}`);
+        throw new Error(
+          `${violations.join('\n')}\nrequest:  ${describeRequest(concrete)}\nresponse: ${answer.status} ${shorten(answer.text, 500)}${cause}`,
+        );
       }
     });
     try {
@@ -68,14 +72,22 @@ describe.each(engines)('fuzz on %s', (engine) => {
     }
   }
 
-  it.each(operations.map((op) => [op.operationId]))('%s keeps the invariants for any request', async (operationId) => {
-    const op = operations.find((o) => o.operationId === operationId) as (typeof operations)[number];
-    await fuzz(requestArbitrary(op, harness.generatorContext), PER_OPERATION);
-  }, timeout(PER_OPERATION));
+  it.each(operations.map((op) => [op.operationId]))(
+    '%s keeps the invariants for any request',
+    async (operationId) => {
+      const op = operations.find((o) => o.operationId === operationId) as (typeof operations)[number];
+      await fuzz(requestArbitrary(op, harness.generatorContext), PER_OPERATION);
+    },
+    timeout(PER_OPERATION),
+  );
 
-  it('keeps the invariants for any request to operations in any order', async () => {
-    await fuzz(anyRequestArbitrary(harness.generatorContext), MIXED);
-  }, timeout(MIXED));
+  it(
+    'keeps the invariants for any request to operations in any order',
+    async () => {
+      await fuzz(anyRequestArbitrary(harness.generatorContext), MIXED);
+    },
+    timeout(MIXED),
+  );
 
   it('reached every operation', () => {
     expect([...harness.stats.keys()].sort()).toEqual(operations.map((op) => op.operationId).sort());
@@ -83,7 +95,8 @@ describe.each(engines)('fuzz on %s', (engine) => {
 
   if (KEEP_GOING) {
     it('found no failure', () => {
-      if (harness.failures.size) throw new Error(`${harness.failures.size} kinds of failure:\n\n${harness.failureReport()}\n\n${replay}`);
+      if (harness.failures.size)
+        throw new Error(`${harness.failures.size} kinds of failure:\n\n${harness.failureReport()}\n\n${replay}`);
     });
   }
 });

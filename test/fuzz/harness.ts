@@ -22,7 +22,18 @@ import { createThrottle } from '../../src/http/throttle';
 import { can, type Role } from '../../src/users/roles';
 import { NS, startService, TEST_NOW, type TestService } from '../support/app';
 import type { Engine } from '../support/engines';
-import { Joined, Long, Many, Raw, Ref, type Body, type FuzzRequest, type GeneratorContext, type Json, type Piece } from './generators';
+import {
+  Joined,
+  Long,
+  Many,
+  Raw,
+  Ref,
+  type Body,
+  type FuzzRequest,
+  type GeneratorContext,
+  type Json,
+  type Piece,
+} from './generators';
 
 export const EVENT_PASSWORD = 'sesame';
 const MAX_NAME = 200;
@@ -88,19 +99,32 @@ export class FuzzHarness {
     const service = await startService(engine, { LOGIN_MAX_FAILURES: '1000000' });
     const spec = loadSpec();
     const errorLines: string[] = [];
-    const logger = pino({ level: 'error', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, {
-      write(line: string) {
-        errorLines.push(line);
-        if (errorLines.length > 200) errorLines.shift();
+    const logger = pino(
+      { level: 'error', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+      {
+        write(line: string) {
+          errorLines.push(line);
+          if (errorLines.length > 200) errorLines.shift();
+        },
       },
-    });
+    );
     const { config } = service;
-    const context = { config, db: service.database.db, spec, throttle: createThrottle(service.database.db, config, service.database.schema) };
+    const context = {
+      config,
+      db: service.database.db,
+      spec,
+      throttle: createThrottle(service.database.db, config, service.database.schema),
+    };
     const app = createApp(context, { logger, validateResponses: true });
     const server = http.createServer({ maxHeaderSize: 1024 * 1024 }, app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const userIds = Object.values(service.users).map((u) => u.id);
-    return new FuzzHarness(service, server, { spec, userIds, eventPassword: EVENT_PASSWORD, bodyLimit: 1024 * 1024 }, errorLines);
+    return new FuzzHarness(
+      service,
+      server,
+      { spec, userIds, eventPassword: EVENT_PASSWORD, bodyLimit: 1024 * 1024 },
+      errorLines,
+    );
   }
 
   get port(): number {
@@ -128,7 +152,14 @@ export class FuzzHarness {
     await this.create('/venues', { venue: 'Fuzz Editor Venue', status: 'draft' }, 'editor');
     await this.create('/organizers', { organizer: 'Fuzz Author Org' }, 'author');
     await this.create('/events', {
-      title: 'Fuzz Published', ...when, categories: [jazz.id], tags: [tag.id], venue: venue.id, organizer: [organizer.id], featured: true, cost: '$10',
+      title: 'Fuzz Published',
+      ...when,
+      categories: [jazz.id],
+      tags: [tag.id],
+      venue: venue.id,
+      organizer: [organizer.id],
+      featured: true,
+      cost: '$10',
     });
     await this.create('/events', { title: 'Fuzz Draft', ...when, status: 'draft', categories: [music.id] });
     await this.create('/events', { title: 'Fuzz Protected', ...when, password: EVENT_PASSWORD, tags: [tag.id] });
@@ -140,8 +171,13 @@ export class FuzzHarness {
   private async create(path: string, body: object, role: Role = 'administrator'): Promise<{ id: number }> {
     const [login, password] = this.service.as(role);
     const answer = await this.send({
-      method: 'POST', url: `${NS}${path}`, body: Buffer.from(JSON.stringify(body)),
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` },
+      method: 'POST',
+      url: `${NS}${path}`,
+      body: Buffer.from(JSON.stringify(body)),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+      },
     });
     if (answer.status !== 201) throw new Error(`seeding ${path} answered ${answer.status}: ${answer.text}`);
     this.pools = undefined;
@@ -152,7 +188,9 @@ export class FuzzHarness {
   // One exchange
 
   /** Sends the request, checks every invariant and records failures; returns the violations. */
-  async exchange(request: FuzzRequest): Promise<{ violations: Violations; concrete: Concrete; answer: Answer; log?: string }> {
+  async exchange(
+    request: FuzzRequest,
+  ): Promise<{ violations: Violations; concrete: Concrete; answer: Answer; log?: string }> {
     const op = this.operations.get(request.operationId) as Operation;
     const concrete = await this.concretise(op, request);
     const before = await this.fingerprint();
@@ -167,7 +205,10 @@ export class FuzzHarness {
     if (answer.status >= 400 || read) {
       const after = await this.fingerprint();
       const changed = Object.keys(after).filter((key) => after[key] !== before[key]);
-      if (changed.length) violations.push(`state changed by a ${read ? 'read' : 'refused write'}: ${changed.map((k) => `${k} ${before[k]} → ${after[k]}`).join(', ')}`);
+      if (changed.length)
+        violations.push(
+          `state changed by a ${read ? 'read' : 'refused write'}: ${changed.map((k) => `${k} ${before[k]} → ${after[k]}`).join(', ')}`,
+        );
     } else {
       this.pools = undefined;
     }
@@ -195,8 +236,12 @@ export class FuzzHarness {
       return;
     }
     this.failures.set(signature, {
-      signature, count: 1, operations: new Set([op.operationId]),
-      request: describeRequest(concrete), response: describeAnswer(answer, violation), log: log && describeLog(log),
+      signature,
+      count: 1,
+      operations: new Set([op.operationId]),
+      request: describeRequest(concrete),
+      response: describeAnswer(answer, violation),
+      log: log && describeLog(log),
     });
   }
 
@@ -212,7 +257,8 @@ export class FuzzHarness {
       if (value instanceof Many) return Array.from({ length: value.count }, (_, i) => i + 1);
       if (value instanceof Joined) return value.items.map((item) => String(resolveJson(item))).join(',');
       if (Array.isArray(value)) return value.map(resolveJson);
-      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveJson(v)]));
+      if (value && typeof value === 'object')
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveJson(v)]));
       return value;
     };
     const encodePiece = (piece: Piece | Joined): string => {
@@ -222,36 +268,59 @@ export class FuzzHarness {
     };
 
     const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodePiece(request.path[name]));
-    const query = request.query.map(([key, value]) => {
-      const k = percentEncode(key).replace(/%5B/g, '[').replace(/%5D/g, ']');
-      return value === null ? k : `${k}=${encodePiece(value)}`;
-    }).join('&');
+    const query = request.query
+      .map(([key, value]) => {
+        const k = percentEncode(key).replace(/%5B/g, '[').replace(/%5D/g, ']');
+        return value === null ? k : `${k}=${encodePiece(value)}`;
+      })
+      .join('&');
     const headers: Record<string, string> = { 'x-request-id': `fuzz-${++this.counter}` };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const auth = this.authorization(request);
     if (auth !== undefined) headers.authorization = auth;
     const body = request.body && encodeBody(request.body, resolveJson, headers);
-    return { method: request.head ? 'HEAD' : op.method.toUpperCase(), url: `${NS}${path}${query ? `?${query}` : ''}`, headers, body };
+    return {
+      method: request.head ? 'HEAD' : op.method.toUpperCase(),
+      url: `${NS}${path}${query ? `?${query}` : ''}`,
+      headers,
+      body,
+    };
   }
 
   private authorization(request: FuzzRequest): string | undefined {
-    const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+    const basic = (login: string, password: string) =>
+      `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
     switch (request.auth.kind) {
-      case 'anonymous': return undefined;
-      case 'role': return basic(...this.service.as(request.auth.role));
-      case 'wrong-password': return basic(request.auth.login, 'wrong password');
-      case 'header': return request.auth.value;
+      case 'anonymous':
+        return undefined;
+      case 'role':
+        return basic(...this.service.as(request.auth.role));
+      case 'wrong-password':
+        return basic(request.auth.login, 'wrong password');
+      case 'header':
+        return request.auth.value;
     }
   }
 
   private async loadPools(): Promise<Pools> {
     if (this.pools) return this.pools;
     const { db } = this.service.database;
-    const posts: Array<{ id: number | string; type: string; slug: string; title: string }> = await db('posts').select('id', 'type', 'slug', 'title').orderBy('id', 'desc').limit(300);
-    const terms: Array<{ id: number | string; taxonomy: string; slug: string; name: string }> = await db('terms').select('id', 'taxonomy', 'slug', 'name').orderBy('id', 'desc').limit(300);
+    const posts: Array<{ id: number | string; type: string; slug: string; title: string }> = await db('posts')
+      .select('id', 'type', 'slug', 'title')
+      .orderBy('id', 'desc')
+      .limit(300);
+    const terms: Array<{ id: number | string; taxonomy: string; slug: string; name: string }> = await db('terms')
+      .select('id', 'taxonomy', 'slug', 'name')
+      .orderBy('id', 'desc')
+      .limit(300);
     const pools: Pools = { event: [], venue: [], organizer: [], category: [], tag: [] };
     for (const p of posts) pools[p.type]?.push({ id: Number(p.id), slug: p.slug, name: p.title.slice(0, MAX_NAME) });
-    for (const t of terms) pools[t.taxonomy === 'post_tag' ? 'tag' : 'category'].push({ id: Number(t.id), slug: t.slug, name: t.name.slice(0, MAX_NAME) });
+    for (const t of terms)
+      pools[t.taxonomy === 'post_tag' ? 'tag' : 'category'].push({
+        id: Number(t.id),
+        slug: t.slug,
+        name: t.name.slice(0, MAX_NAME),
+      });
     this.pools = pools;
     return pools;
   }
@@ -261,7 +330,12 @@ export class FuzzHarness {
     const rows = await this.service.database.db.raw(FINGERPRINT);
     const row = (Array.isArray(rows) ? rows[0] : rows.rows[0]) as Record<string, unknown>;
     // sums are strings on PostgreSQL and numbers on SQLite: compare their numeric value
-    return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || v === undefined ? '' : Number.isNaN(Number(v)) ? String(v) : String(Number(v))]));
+    return Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [
+        k,
+        v === null || v === undefined ? '' : Number.isNaN(Number(v)) ? String(v) : String(Number(v)),
+      ]),
+    );
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -271,19 +345,26 @@ export class FuzzHarness {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { ...request.headers };
       if (request.body) headers['content-length'] = request.body.length;
-      const req = http.request({ host: '127.0.0.1', port: this.port, method: request.method, path: request.url, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          if (/json/.test(String(res.headers['content-type'] ?? '')) && text) {
-            try { json = JSON.parse(text); } catch { json = undefined; }
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-        });
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port: this.port, method: request.method, path: request.url, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let json: unknown;
+            if (/json/.test(String(res.headers['content-type'] ?? '')) && text) {
+              try {
+                json = JSON.parse(text);
+              } catch {
+                json = undefined;
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          });
+        },
+      );
       req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
       req.on('error', reject);
       req.end(request.body);
@@ -292,17 +373,27 @@ export class FuzzHarness {
 
   /** One line per operation: how many requests and which statuses. */
   summary(): string {
-    const lines = [...this.stats.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([op, statuses]) => {
-      const total = [...statuses.values()].reduce((a, b) => a + b, 0);
-      const detail = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
-      return `  ${op.padEnd(26)} ${String(total).padStart(5)}  ${detail}`;
-    });
+    const lines = [...this.stats.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([op, statuses]) => {
+        const total = [...statuses.values()].reduce((a, b) => a + b, 0);
+        const detail = [...statuses.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ');
+        return `  ${op.padEnd(26)} ${String(total).padStart(5)}  ${detail}`;
+      });
     return lines.join('\n');
   }
 
   failureReport(): string {
-    return [...this.failures.values()].map((f) => `● ${f.signature} (${f.count}× on ${[...f.operations].join(', ')})\n`
-      + `  request:  ${f.request}\n  response: ${f.response}${f.log ? `\n  log:      ${f.log}` : ''}`).join('\n\n');
+    return [...this.failures.values()]
+      .map(
+        (f) =>
+          `● ${f.signature} (${f.count}× on ${[...f.operations].join(', ')})\n` +
+          `  request:  ${f.request}\n  response: ${f.response}${f.log ? `\n  log:      ${f.log}` : ''}`,
+      )
+      .join('\n\n');
   }
 }
 
@@ -312,7 +403,13 @@ export class FuzzHarness {
 const ERROR_KEYS = ['code', 'message', 'data'];
 
 /** The invariants that one answer must keep, whatever was sent. */
-export function checkAnswer(op: Operation, request: FuzzRequest, concrete: Concrete, answer: Answer, clean: boolean): Violations {
+export function checkAnswer(
+  op: Operation,
+  request: FuzzRequest,
+  concrete: Concrete,
+  answer: Answer,
+  clean: boolean,
+): Violations {
   const out: Violations = [];
   const { status } = answer;
   if (status >= 500) {
@@ -325,14 +422,29 @@ export function checkAnswer(op: Operation, request: FuzzRequest, concrete: Concr
 
   // the documented order of checks, for requests whose body the parsers accept
   const code = (answer.json as { code?: string } | undefined)?.code;
-  if (clean && request.auth.kind === 'wrong-password' && status !== 401) out.push(`wrong credentials not answered 401: ${status} ${code ?? ''}`);
-  if (clean && request.auth.kind === 'anonymous' && op.capability && (status !== 401 || (!head && code !== 'rest_forbidden'))) {
+  if (clean && request.auth.kind === 'wrong-password' && status !== 401)
+    out.push(`wrong credentials not answered 401: ${status} ${code ?? ''}`);
+  if (
+    clean &&
+    request.auth.kind === 'anonymous' &&
+    op.capability &&
+    (status !== 401 || (!head && code !== 'rest_forbidden'))
+  ) {
     out.push(`anonymous write not answered 401 rest_forbidden: ${status} ${code ?? ''}`);
   }
-  if (clean && request.auth.kind === 'role' && op.capability && !can({ id: 0, login: '', role: request.auth.role }, op.capability) && status !== 403) {
-    out.push(`caller without the capability not answered 403: ${request.auth.role} without ${op.capability} got ${status} ${code ?? ''}`);
+  if (
+    clean &&
+    request.auth.kind === 'role' &&
+    op.capability &&
+    !can({ id: 0, login: '', role: request.auth.role }, op.capability) &&
+    status !== 403
+  ) {
+    out.push(
+      `caller without the capability not answered 403: ${request.auth.role} without ${op.capability} got ${status} ${code ?? ''}`,
+    );
   }
-  if (request.body?.kind === 'oversize' && status !== 413) out.push(`body over the limit not answered 413: ${status} ${code ?? ''}`);
+  if (request.body?.kind === 'oversize' && status !== 413)
+    out.push(`body over the limit not answered 413: ${status} ${code ?? ''}`);
   return out;
 }
 
@@ -346,24 +458,37 @@ export function cleanRequest(request: FuzzRequest, concrete: Concrete): boolean 
   if (body === undefined) return true;
   if ((concrete.body?.length ?? 0) > FORM_LIMITS.bytes) return false;
   // the JSON parser is strict: only an object or an array gets through it
-  const parsable = (value: Json) => typeof value === 'object' && value !== null && !(value instanceof Ref) && !(value instanceof Long) && !(value instanceof Joined) && !(value instanceof Many);
+  const parsable = (value: Json) =>
+    typeof value === 'object' &&
+    value !== null &&
+    !(value instanceof Ref) &&
+    !(value instanceof Long) &&
+    !(value instanceof Joined) &&
+    !(value instanceof Many);
   if (body.kind === 'json') return body.contentType === undefined && parsable(body.value);
   if (body.kind !== 'form') return false;
   // the form parser refuses more than 1000 fields and keys nested more than 32 deep
   const pairs = (concrete.body?.toString('utf8') ?? '').split('&');
-  return pairs.length <= FORM_LIMITS.fields && pairs.every((pair) => (pair.split('=')[0].match(/\[/g) ?? []).length <= FORM_LIMITS.depth);
+  return (
+    pairs.length <= FORM_LIMITS.fields &&
+    pairs.every((pair) => (pair.split('=')[0].match(/\[/g) ?? []).length <= FORM_LIMITS.depth)
+  );
 }
 
 const FORM_LIMITS = { bytes: 1024 * 1024, fields: 1000, depth: 30 };
 
 function checkErrorShape(op: Operation, answer: Answer): Violations {
-  const body = answer.json as { code?: unknown; message?: unknown; data?: { status?: unknown; params?: unknown } } | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return [`error without a JSON body: ${shorten(answer.text, 200)}`];
+  const body = answer.json as
+    | { code?: unknown; message?: unknown; data?: { status?: unknown; params?: unknown } }
+    | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return [`error without a JSON body: ${shorten(answer.text, 200)}`];
   const out: Violations = [];
   if (typeof body.code !== 'string' || !body.code) out.push('error without a code');
   if (typeof body.message !== 'string' || !body.message) out.push('error without a message');
   if (!body.data || typeof body.data !== 'object') return [...out, 'error without data'];
-  if (body.data.status !== answer.status) out.push(`error data.status is not the HTTP status: ${String(body.data.status)}`);
+  if (body.data.status !== answer.status)
+    out.push(`error data.status is not the HTTP status: ${String(body.data.status)}`);
   const extra = Object.keys(body).filter((k) => !ERROR_KEYS.includes(k));
   if (extra.length) out.push(`error with members besides code, message and data: ${extra.join(', ')}`);
 
@@ -374,8 +499,12 @@ function checkErrorShape(op: Operation, answer: Answer): Violations {
       out.push(`rest_invalid_param without data.params naming a parameter: ${shorten(JSON.stringify(body.data), 200)}`);
     } else {
       const unknown = Object.keys(params).filter((name) => !names.all.has(name));
-      if (unknown.length) out.push(`rest_invalid_param names what is not a parameter of the operation: ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
-      if (Object.values(params).some((v) => typeof v !== 'string')) out.push('rest_invalid_param with a non-string message');
+      if (unknown.length)
+        out.push(
+          `rest_invalid_param names what is not a parameter of the operation: ${unknown.map((n) => JSON.stringify(n)).join(', ')}`,
+        );
+      if (Object.values(params).some((v) => typeof v !== 'string'))
+        out.push('rest_invalid_param with a non-string message');
     }
   }
   if (body.code === 'rest_missing_callback_param') {
@@ -383,7 +512,8 @@ function checkErrorShape(op: Operation, answer: Answer): Violations {
       out.push(`rest_missing_callback_param without a list of names: ${shorten(JSON.stringify(body.data), 200)}`);
     } else {
       const unknown = params.filter((name: string) => !names.required.has(name));
-      if (unknown.length) out.push(`rest_missing_callback_param lists what is not a required parameter: ${unknown.join(', ')}`);
+      if (unknown.length)
+        out.push(`rest_missing_callback_param lists what is not a required parameter: ${unknown.join(', ')}`);
     }
   }
   return out;
@@ -395,8 +525,16 @@ const namesCache = new Map<string, { all: Set<string>; required: Set<string> }>(
 export function parameterNames(op: Operation): { all: Set<string>; required: Set<string> } {
   let names = namesCache.get(op.operationId);
   if (!names) {
-    const all = new Set(['body', 'i18n_language', ...op.parameters.map((p) => p.name), ...Object.keys(op.body?.properties ?? {})]);
-    const required = new Set([...op.parameters.filter((p) => p.required).map((p) => p.name), ...(op.body?.required ?? [])]);
+    const all = new Set([
+      'body',
+      'i18n_language',
+      ...op.parameters.map((p) => p.name),
+      ...Object.keys(op.body?.properties ?? {}),
+    ]);
+    const required = new Set([
+      ...op.parameters.filter((p) => p.required).map((p) => p.name),
+      ...(op.body?.required ?? []),
+    ]);
     names = { all, required };
     namesCache.set(op.operationId, names);
   }
@@ -411,10 +549,14 @@ function pick(pools: Pools, ref: Ref): string | number {
   if (!pool.length) return ref.as === 'id' ? 987_654 : ref.as === 'idText' ? '987654' : 'no-such-record';
   const record = pool[ref.pick % pool.length];
   switch (ref.as) {
-    case 'id': return record.id;
-    case 'idText': return String(record.id);
-    case 'slug': return record.slug;
-    case 'name': return record.name;
+    case 'id':
+      return record.id;
+    case 'idText':
+      return String(record.id);
+    case 'slug':
+      return record.slug;
+    case 'name':
+      return record.name;
   }
 }
 
@@ -438,7 +580,9 @@ function formEncode(value: unknown, prefix = ''): string[] {
 }
 
 function encodeBody(body: Body, resolveJson: (value: Json) => unknown, headers: Record<string, string>): Buffer {
-  const type = (value: string) => { headers['content-type'] ??= value; };
+  const type = (value: string) => {
+    headers['content-type'] ??= value;
+  };
   switch (body.kind) {
     case 'json':
       headers['content-type'] = body.contentType ?? headers['content-type'] ?? 'application/json';
@@ -446,7 +590,9 @@ function encodeBody(body: Body, resolveJson: (value: Json) => unknown, headers: 
     case 'form': {
       type('application/x-www-form-urlencoded');
       const value = resolveJson(body.value);
-      return Buffer.from(value && typeof value === 'object' ? formEncode(value).join('&') : percentEncode(String(value)));
+      return Buffer.from(
+        value && typeof value === 'object' ? formEncode(value).join('&') : percentEncode(String(value)),
+      );
     }
     case 'raw': {
       headers['content-type'] = body.contentType;
@@ -496,7 +642,11 @@ function describeLog(line: string): string {
   try {
     const err = (JSON.parse(line) as { err?: { type?: string; code?: string; message?: string; stack?: string } }).err;
     if (!err) return shorten(line, 600);
-    const frames = (err.stack ?? '').split('\n').filter((l) => l.trim().startsWith('at ')).slice(0, 4).map((l) => l.trim().replace(/\(\/[^)]*?\/(src|node_modules)\//, '($1/'));
+    const frames = (err.stack ?? '')
+      .split('\n')
+      .filter((l) => l.trim().startsWith('at '))
+      .slice(0, 4)
+      .map((l) => l.trim().replace(/\(\/[^)]*?\/(src|node_modules)\//, '($1/'));
     return `${err.type ?? 'Error'}${err.code ? ` ${err.code}` : ''}: ${shorten(err.message ?? '', 400)} | ${frames.join(' | ')}`;
   } catch {
     return shorten(line, 600);
@@ -508,7 +658,10 @@ export function shorten(text: string, max: number): string {
 }
 
 export function describeRequest(c: Concrete): string {
-  const headers = Object.entries(c.headers).filter(([k]) => k !== 'x-request-id').map(([k, v]) => `${k}: ${shorten(v, 80)}`).join('; ');
+  const headers = Object.entries(c.headers)
+    .filter(([k]) => k !== 'x-request-id')
+    .map(([k, v]) => `${k}: ${shorten(v, 80)}`)
+    .join('; ');
   const body = c.body ? ` body(${c.body.length} B): ${shorten(c.body.toString('utf8'), 400)}` : '';
   return `${c.method} ${shorten(c.url, 400)}${headers ? ` [${headers}]` : ''}${body}`;
 }
@@ -524,14 +677,20 @@ const flag = (column: string) => `(case when ${column} then 1 else 0 end)`;
 const FINGERPRINT = `select
   (select count(*) from posts) as posts_rows, (select coalesce(max(id), 0) from posts) as posts_max_id,
   (select max(modified_utc) from posts) as posts_modified,
-  ${sumOf("length(type || status || slug || language || title || content || excerpt || password || date_utc) + coalesce(author_id, 0)", 'posts')} as posts_text,
+  ${sumOf('length(type || status || slug || language || title || content || excerpt || password || date_utc) + coalesce(author_id, 0)', 'posts')} as posts_text,
   (select count(*) from events) as events_rows,
-  ${sumOf(`length(status || start_local || end_local || start_utc || end_utc || timezone || currency_symbol || currency_position) + length(coalesce(cost, '')) + length(coalesce(website, '-'))
+  ${sumOf(
+    `length(status || start_local || end_local || start_utc || end_utc || timezone || currency_symbol || currency_position) + length(coalesce(cost, '')) + length(coalesce(website, '-'))
     + coalesce(venue_id, 0) + coalesce(post_parent, 0) + coalesce(image_id, 0) + ${flag('all_day')} + 2 * ${flag('show_map')} + 4 * ${flag('show_map_link')}
-    + 8 * ${flag('hide_from_listings')} + 16 * ${flag('sticky')} + 32 * ${flag('featured')}`, 'events')} as events_fields,
+    + 8 * ${flag('hide_from_listings')} + 16 * ${flag('sticky')} + 32 * ${flag('featured')}`,
+    'events',
+  )} as events_fields,
   (select count(*) from venues) as venues_rows,
-  ${sumOf(`length(address || city || country || province || state || zip || phone || stateprovince || website) + coalesce(geo_lat, 0) + coalesce(geo_lng, 0)
-    + coalesce(image_id, 0) + ${flag('show_map')} + 2 * ${flag('show_map_link')}`, 'venues')} as venues_fields,
+  ${sumOf(
+    `length(address || city || country || province || state || zip || phone || stateprovince || website) + coalesce(geo_lat, 0) + coalesce(geo_lng, 0)
+    + coalesce(image_id, 0) + ${flag('show_map')} + 2 * ${flag('show_map_link')}`,
+    'venues',
+  )} as venues_fields,
   (select count(*) from organizers) as organizers_rows,
   ${sumOf('length(phone || website || email) + coalesce(image_id, 0)', 'organizers')} as organizers_fields,
   (select count(*) from terms) as terms_rows, (select coalesce(max(id), 0) from terms) as terms_max_id,
@@ -541,4 +700,3 @@ const FINGERPRINT = `select
   (select count(*) from images) as images_rows, (select coalesce(max(id), 0) from images) as images_max_id,
   (select count(*) from post_translations) as post_translations_rows, ${sumOf('post_id + length(language || field || value)', 'post_translations')} as post_translations_text,
   (select count(*) from term_translations) as term_translations_rows, ${sumOf('term_id + length(language || field || value)', 'term_translations')} as term_translations_text`;
-

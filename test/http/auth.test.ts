@@ -7,7 +7,9 @@ const basic = (value: string) => `Basic ${Buffer.from(value).toString('base64')}
 
 describe.each(ENGINES)('authentication on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine, { LOGIN_MAX_FAILURES: '5', LOGIN_FAILURE_WINDOW_SECONDS: '600' }); });
+  beforeAll(async () => {
+    service = await startService(engine, { LOGIN_MAX_FAILURES: '5', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
+  });
   afterAll(() => service.close());
 
   it('answers reads anonymously', async () => {
@@ -21,7 +23,13 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
       expect(res.body).toMatchObject({ code: 'incorrect_password', data: { status: 401 } });
     }
     // a successful login clears the login's failures
-    expect((await http(service).get(`${NS}/categories`).auth(...service.as('author'))).status).toBe(200);
+    expect(
+      (
+        await http(service)
+          .get(`${NS}/categories`)
+          .auth(...service.as('author'))
+      ).status,
+    ).toBe(200);
   });
 
   it('answers an unknown login with 401 invalid_username', async () => {
@@ -37,19 +45,25 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
       expect(res.body.code).toBe('rest_invalid_authorization');
     }
     expect((await http(service).get(`${NS}/categories`).set('Authorization', 'Bearer abc')).status).toBe(200);
-    expect((await http(service).post(`${NS}/categories`).set('Authorization', 'Bearer abc').send({ name: 'x' })).status).toBe(401);
+    expect(
+      (await http(service).post(`${NS}/categories`).set('Authorization', 'Bearer abc').send({ name: 'x' })).status,
+    ).toBe(401);
   });
 
   it('accepts passwords with colons and non-ASCII characters', async () => {
     const { createUser } = await import('../../src/users/repository');
     await createUser(service.database.db, 'ünïcode', 'editor', 'pa:ss wörd');
-    const res = await http(service).post(`${NS}/tags`).set('Authorization', basic('ünïcode:pa:ss wörd')).send({ name: 'Colon tag' });
+    const res = await http(service)
+      .post(`${NS}/tags`)
+      .set('Authorization', basic('ünïcode:pa:ss wörd'))
+      .send({ name: 'Colon tag' });
     expect(res.status).toBe(201);
   });
 
   it('throttles repeated failures of one login with 429 and Retry-After, even for the right password', async () => {
     const { login, password } = service.users.subscriber;
-    for (let i = 0; i < 5; i++) expect((await http(service).get(`${NS}/tags`).auth(login, `bad-${i}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await http(service).get(`${NS}/tags`).auth(login, `bad-${i}`)).status).toBe(401);
     for (const attempt of ['bad-again', password]) {
       const res = await http(service).get(`${NS}/tags`).auth(login, attempt);
       expect(res.status).toBe(429);
@@ -58,15 +72,24 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(600);
     }
     // other logins are not affected
-    expect((await http(service).get(`${NS}/tags`).auth(...service.as('editor'))).status).toBe(200);
+    expect(
+      (
+        await http(service)
+          .get(`${NS}/tags`)
+          .auth(...service.as('editor'))
+      ).status,
+    ).toBe(200);
   });
 
   it('throttles an address that fails with many logins', async () => {
     const other = await startService(engine, { LOGIN_MAX_FAILURES: '1' });
     try {
       // one failure per login, five per address (the address allowance is five times the login's)
-      for (let i = 0; i < 5; i++) expect((await http(other).get(`${NS}/tags`).auth(`guess-${i}`, 'x')).status).toBe(401);
-      const res = await http(other).get(`${NS}/tags`).auth(...other.as('editor'));
+      for (let i = 0; i < 5; i++)
+        expect((await http(other).get(`${NS}/tags`).auth(`guess-${i}`, 'x')).status).toBe(401);
+      const res = await http(other)
+        .get(`${NS}/tags`)
+        .auth(...other.as('editor'));
       expect(res.status).toBe(429);
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       expect((await http(other).get(`${NS}/tags`)).status).toBe(200); // anonymous reads go on

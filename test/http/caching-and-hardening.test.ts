@@ -9,14 +9,24 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
   let service: TestService;
   let log = '';
   beforeAll(async () => {
-    const sink = new Writable({ write(chunk, _enc, done) { log += chunk.toString(); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        log += chunk.toString();
+        done();
+      },
+    });
     const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
     service = await startService(engine, { CORS_ORIGINS: '*' }, logger);
   });
   afterAll(() => service.close());
 
-  const event = async (fields: object = {}) => (await http(service).post(`${NS}/events`).auth(...service.as('editor'))
-    .send({ title: 'Cached', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', ...fields })).body;
+  const event = async (fields: object = {}) =>
+    (
+      await http(service)
+        .post(`${NS}/events`)
+        .auth(...service.as('editor'))
+        .send({ title: 'Cached', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', ...fields })
+    ).body;
 
   it('gives reads a strong ETag and answers If-None-Match with 304 and no body', async () => {
     const e = await event();
@@ -30,7 +40,9 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
     expect(again.text).toBe('');
     const head = await http(service).head(`${NS}/events/${e.id}`).set('If-None-Match', first.headers.etag);
     expect(head.status).toBe(304);
-    const since = await http(service).get(`${NS}/events/${e.id}`).set('If-Modified-Since', first.headers['last-modified']);
+    const since = await http(service)
+      .get(`${NS}/events/${e.id}`)
+      .set('If-Modified-Since', first.headers['last-modified']);
     expect(since.status).toBe(304);
   });
 
@@ -38,12 +50,19 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
     const e = await event();
     const anonymous = await http(service).get(`${NS}/events/${e.id}`);
     const dutch = await http(service).get(`${NS}/events/${e.id}`).query({ i18n_language: 'nl' });
-    const editor = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('editor'));
-    const author = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('author'));
+    const editor = await http(service)
+      .get(`${NS}/events/${e.id}`)
+      .auth(...service.as('editor'));
+    const author = await http(service)
+      .get(`${NS}/events/${e.id}`)
+      .auth(...service.as('author'));
     expect(new Set([anonymous, dutch, editor, author].map((r) => r.headers.etag)).size).toBe(4);
     expect(editor.headers['cache-control']).toBe('no-store');
     expect(editor.headers.vary).toContain('Authorization');
-    const stale = await http(service).get(`${NS}/events/${e.id}`).auth(...service.as('editor')).set('If-None-Match', anonymous.headers.etag);
+    const stale = await http(service)
+      .get(`${NS}/events/${e.id}`)
+      .auth(...service.as('editor'))
+      .set('If-None-Match', anonymous.headers.etag);
     expect(stale.status).toBe(200);
   });
 
@@ -58,7 +77,10 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
   });
 
   it('marks writes and errors no-store, without an ETag', async () => {
-    const created = await http(service).post(`${NS}/tags`).auth(...service.as('editor')).send({ name: 'No store' });
+    const created = await http(service)
+      .post(`${NS}/tags`)
+      .auth(...service.as('editor'))
+      .send({ name: 'No store' });
     expect(created.headers['cache-control']).toBe('no-store');
     expect(created.headers.etag).toBeUndefined();
     const missing = await http(service).get(`${NS}/events/999999`);
@@ -77,8 +99,11 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
   });
 
   it('answers CORS preflights and exposes the paging and caching headers', async () => {
-    const preflight = await http(service).options(`${NS}/events`).set('Origin', 'https://app.example.org')
-      .set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'authorization,content-type');
+    const preflight = await http(service)
+      .options(`${NS}/events`)
+      .set('Origin', 'https://app.example.org')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,content-type');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(preflight.headers['access-control-allow-headers']).toContain('Authorization');
@@ -94,7 +119,13 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
     await http(service).get(`${NS}/events`).query({ password: 'list-secret-3' });
     await http(service).get(`${NS}/tags`).auth('someone', 'basic-secret-4');
     expect(log).toContain(`/events/${e.id}`);
-    for (const secret of ['body-secret-1', 'query-secret-2', 'list-secret-3', 'basic-secret-4', Buffer.from('someone:basic-secret-4').toString('base64')]) {
+    for (const secret of [
+      'body-secret-1',
+      'query-secret-2',
+      'list-secret-3',
+      'basic-secret-4',
+      Buffer.from('someone:basic-secret-4').toString('base64'),
+    ]) {
       expect(log).not.toContain(secret);
     }
   });

@@ -5,7 +5,9 @@ import { calendarClient, roundTrip, seriesRoundTrip } from '../../examples/clien
 
 describe.each(ENGINES)('the typed client on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine); });
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
   afterAll(() => service.close());
 
   it('does a full round trip', async () => {
@@ -33,7 +35,13 @@ describe.each(ENGINES)('the typed client on %s', (engine) => {
     const client = calendarClient(`http://127.0.0.1:${port}${NS}`, ...service.as('editor'));
     expect(await seriesRoundTrip(client)).toEqual({
       rrule: 'FREQ=WEEKLY;BYDAY=TU,TH;COUNT=6',
-      starts: ['2031-03-04 18:00:00', '2031-03-11 18:00:00', '2031-03-13 18:00:00', '2031-03-18 18:00:00', '2031-03-20 18:00:00'],
+      starts: [
+        '2031-03-04 18:00:00',
+        '2031-03-11 18:00:00',
+        '2031-03-13 18:00:00',
+        '2031-03-18 18:00:00',
+        '2031-03-20 18:00:00',
+      ],
       seriesIds: [true, true, true, true, true],
       secondSlug: true,
       movedStart: '2031-03-11 19:00:00',

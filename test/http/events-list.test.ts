@@ -17,7 +17,10 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   const ids: Record<string, number> = {};
 
   const create = async (key: string, fields: Record<string, unknown>, role: Role = 'administrator') => {
-    const res = await http(service).post(base).auth(...service.as(role)).send({ title: key, ...fields });
+    const res = await http(service)
+      .post(base)
+      .auth(...service.as(role))
+      .send({ title: key, ...fields });
     expect([key, res.status]).toEqual([key, 201]);
     ids[key] = res.body.id;
     return res.body;
@@ -43,24 +46,61 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     ids.venue = venue;
     ids.far = far;
     ids.organizer = organizer;
-    const parent = (await http(service).post(`${NS}/categories`).auth(...service.as('editor')).send({ name: 'Music' })).body;
-    const child = (await http(service).post(`${NS}/categories`).auth(...service.as('editor')).send({ name: 'Jazz', parent: parent.id })).body;
+    const parent = (
+      await http(service)
+        .post(`${NS}/categories`)
+        .auth(...service.as('editor'))
+        .send({ name: 'Music' })
+    ).body;
+    const child = (
+      await http(service)
+        .post(`${NS}/categories`)
+        .auth(...service.as('editor'))
+        .send({ name: 'Jazz', parent: parent.id })
+    ).body;
     ids.music = parent.id;
     ids.jazz = child.id;
 
     await create('three days ago', at(now.minus({ days: 3 })));
-    await create('running since three days', { start_date: fmt(now.minus({ days: 3 })), end_date: fmt(now.plus({ days: 3 })) });
-    await create('yesterday morning', { ...at(now.minus({ days: 1 }).startOf('day').plus({ hours: 8 })), categories: [child.id], venue });
-    await create('tomorrow', { ...at(now.plus({ days: 1 })), tags: ['picnic'], organizer: [organizer], featured: true, venue: far });
-    await create('next week jazz picnic', { ...at(now.plus({ days: 7 })), categories: [parent.id], description: 'Bring a blanket', venue: plain });
+    await create('running since three days', {
+      start_date: fmt(now.minus({ days: 3 })),
+      end_date: fmt(now.plus({ days: 3 })),
+    });
+    await create('yesterday morning', {
+      ...at(now.minus({ days: 1 }).startOf('day').plus({ hours: 8 })),
+      categories: [child.id],
+      venue,
+    });
+    await create('tomorrow', {
+      ...at(now.plus({ days: 1 })),
+      tags: ['picnic'],
+      organizer: [organizer],
+      featured: true,
+      venue: far,
+    });
+    await create('next week jazz picnic', {
+      ...at(now.plus({ days: 7 })),
+      categories: [parent.id],
+      description: 'Bring a blanket',
+      venue: plain,
+    });
     await create('in a year', { ...at(now.plus({ years: 1 })), excerpt: 'Jazz on the lake' });
     await create('in 25 months', at(now.plus({ months: 25 })));
     await create('hidden', { ...at(now.plus({ days: 2 })), hide_from_listings: true });
     await create('editor draft', { ...at(now.plus({ days: 3 })), status: 'draft' }, 'editor');
     await create('contributor draft', { ...at(now.plus({ days: 4 })) }, 'contributor');
     await create('private one', { ...at(now.plus({ days: 5 })), status: 'private' });
-    await create('protected', { ...at(now.plus({ days: 6 })), description: 'Secret', cost: '5$', categories: [parent.id] });
-    await http(service).patch(`${base}/${ids.protected}`).auth(...service.as('administrator')).send({ password: 'pw' }).expect(200);
+    await create('protected', {
+      ...at(now.plus({ days: 6 })),
+      description: 'Secret',
+      cost: '5$',
+      categories: [parent.id],
+    });
+    await http(service)
+      .patch(`${base}/${ids.protected}`)
+      .auth(...service.as('administrator'))
+      .send({ password: 'pw' })
+      .expect(200);
     await create('child', at(now.plus({ days: 8 })));
     await service.database.db('events').where({ post_id: ids.child }).update({ post_parent: ids.tomorrow });
   });
@@ -74,13 +114,27 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
 
   it('answers the envelope, its headers and links, and 404 past the last page', async () => {
     const res = await list({ per_page: 2, page: 2 });
-    expect(Object.keys(res.body)).toEqual(['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']);
+    expect(Object.keys(res.body)).toEqual([
+      'events',
+      'rest_url',
+      'next_rest_url',
+      'previous_rest_url',
+      'total',
+      'total_pages',
+    ]);
     expect(res.body).toMatchObject({ total: 6, total_pages: 3 });
     expect(res.body.rest_url).toMatch(/\/events\/\?page=2&per_page=2$/);
     expect(res.body.next_rest_url).toMatch(/page=3&per_page=2$/);
     expect(res.body.previous_rest_url).toMatch(/page=1&per_page=2$/);
-    expect(res.headers).toMatchObject({ 'x-tec-total': '6', 'x-tec-totalpages': '3', 'x-wp-total': '6', 'x-wp-totalpages': '3' });
-    expect(res.headers.link).toBe(`<${res.body.next_rest_url}>; rel="next", <${res.body.previous_rest_url}>; rel="prev"`);
+    expect(res.headers).toMatchObject({
+      'x-tec-total': '6',
+      'x-tec-totalpages': '3',
+      'x-wp-total': '6',
+      'x-wp-totalpages': '3',
+    });
+    expect(res.headers.link).toBe(
+      `<${res.body.next_rest_url}>; rel="next", <${res.body.previous_rest_url}>; rel="prev"`,
+    );
     const past = await list({ page: 4, per_page: 2 });
     expect(past.status).toBe(404);
     expect(past.body.code).toBe('event-archive-page-not-found');
@@ -101,16 +155,40 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
 
   it('applies explicit windows, and drops the defaults when a relative filter is sent', async () => {
     const since = fmt(now.minus({ days: 10 }));
-    expect(await titles({ start_date: since })).toEqual(['three days ago', 'running since three days', ...DEFAULT_WINDOW]);
+    expect(await titles({ start_date: since })).toEqual([
+      'three days ago',
+      'running since three days',
+      ...DEFAULT_WINDOW,
+    ]);
     expect(await titles({ ends_after: fmt(now.plus({ months: 13 })) })).toEqual(['in 25 months']);
-    expect(await titles({ starts_before: fmt(now.minus({ days: 2 })) })).toEqual(['three days ago', 'running since three days']);
-    expect(await titles({ starts_after: fmt(now.plus({ days: 6 })), ends_before: fmt(now.plus({ days: 9 })) })).toEqual(['next week jazz picnic', 'child']);
-    expect(await titles({ start_date: since, starts_before: fmt(now.minus({ days: 2 })), ends_after: fmt(now.plus({ days: 1 })) })).toEqual(['running since three days']);
-    expect(await titles({ start_date: 'tomorrow', end_date: '+8 days' })).toEqual(['tomorrow', 'protected', 'next week jazz picnic', 'child']);
+    expect(await titles({ starts_before: fmt(now.minus({ days: 2 })) })).toEqual([
+      'three days ago',
+      'running since three days',
+    ]);
+    expect(await titles({ starts_after: fmt(now.plus({ days: 6 })), ends_before: fmt(now.plus({ days: 9 })) })).toEqual(
+      ['next week jazz picnic', 'child'],
+    );
+    expect(
+      await titles({
+        start_date: since,
+        starts_before: fmt(now.minus({ days: 2 })),
+        ends_after: fmt(now.plus({ days: 1 })),
+      }),
+    ).toEqual(['running since three days']);
+    expect(await titles({ start_date: 'tomorrow', end_date: '+8 days' })).toEqual([
+      'tomorrow',
+      'protected',
+      'next week jazz picnic',
+      'child',
+    ]);
   });
 
   it('ignores every date with include, but still hides hidden events', async () => {
-    const res = await titles({ include: `${ids['in 25 months']},${ids['three days ago']},${ids.hidden}`, start_date: '2000-01-01', end_date: '2000-01-02' });
+    const res = await titles({
+      include: `${ids['in 25 months']},${ids['three days ago']},${ids.hidden}`,
+      start_date: '2000-01-01',
+      end_date: '2000-01-02',
+    });
     expect(res.sort()).toEqual(['in 25 months', 'three days ago']);
   });
 
@@ -121,7 +199,11 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   });
 
   it('filters by categories (children included), tags, venue, organizer and featured', async () => {
-    expect(await titles({ categories: ids.music })).toEqual(['yesterday morning', 'protected', 'next week jazz picnic']);
+    expect(await titles({ categories: ids.music })).toEqual([
+      'yesterday morning',
+      'protected',
+      'next week jazz picnic',
+    ]);
     expect(await titles({ categories: 'jazz' })).toEqual(['yesterday morning']);
     expect(await titles({ tags: 'picnic' })).toEqual(['tomorrow']);
     expect(await titles({ venue: ids.venue })).toEqual(['yesterday morning']);
@@ -136,7 +218,10 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     expect(await titles({ geoloc: true })).toEqual(['yesterday morning', 'tomorrow']);
     expect(await titles({ geoloc: false })).not.toContain('tomorrow');
     expect(await titles({ geoloc_lat: 52.1, geoloc_lng: 5.1 })).toEqual(['yesterday morning']);
-    expect(await titles({ geoloc_lat: 52.1, geoloc_lng: 5.1, geoloc_radius: 2000 })).toEqual(['yesterday morning', 'tomorrow']);
+    expect(await titles({ geoloc_lat: 52.1, geoloc_lng: 5.1, geoloc_radius: 2000 })).toEqual([
+      'yesterday morning',
+      'tomorrow',
+    ]);
     expect(await titles({ geoloc_lat: 0, geoloc_lng: 0, geoloc_radius: 10 })).toEqual([]);
   });
 
@@ -151,7 +236,13 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     expect(await titles({ status: 'draft' }, 'editor')).toEqual(['editor draft', 'contributor draft']);
     expect(await titles({ status: 'publish, private' }, 'administrator')).toContain('private one');
     expect(await titles({ status: 'publish' })).toEqual(DEFAULT_WINDOW);
-    for (const [status, role] of [['draft', undefined], ['publish,draft', 'subscriber'], ['publish,publish', undefined], ['foo', 'editor'], ['publish,foo', 'editor']] as const) {
+    for (const [status, role] of [
+      ['draft', undefined],
+      ['publish,draft', 'subscriber'],
+      ['publish,publish', undefined],
+      ['foo', 'editor'],
+      ['publish,foo', 'editor'],
+    ] as const) {
       const res = await list({ status }, role);
       expect([status, res.status]).toEqual([status, 400]);
       expect(Object.keys(res.body.data.params)).toEqual(['status']);
@@ -160,13 +251,20 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
 
   it('takes several statuses as a list, as repeated keys or as bracketed keys, each filtered by permission', async () => {
     const raw = async (query: string, role: Role) => {
-      const res = await http(service).get(`${base}?per_page=50&${query}`).auth(...service.as(role));
+      const res = await http(service)
+        .get(`${base}?per_page=50&${query}`)
+        .auth(...service.as(role));
       expect([query, res.status]).toEqual([query, 200]);
       return res.body.events.map((e: { title: string }) => e.title);
     };
     const both = [...DEFAULT_WINDOW, 'editor draft', 'contributor draft'].sort();
-    for (const query of ['status=publish,draft', 'status[]=publish&status[]=draft', 'status=publish&status=draft',
-      'status%5B%5D=publish&status%5B%5D=draft', 'status[]=publish,draft']) {
+    for (const query of [
+      'status=publish,draft',
+      'status[]=publish&status[]=draft',
+      'status=publish&status=draft',
+      'status%5B%5D=publish&status%5B%5D=draft',
+      'status[]=publish,draft',
+    ]) {
       expect((await raw(query, 'editor')).sort()).toEqual(both);
     }
     // a contributor may ask for drafts, and sees only its own
@@ -175,18 +273,33 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     expect(contributor).not.toContain('editor draft');
     expect(await raw('status[]=publish', 'subscriber')).toEqual(DEFAULT_WINDOW);
     for (const query of ['status[]=publish&status[]=draft', 'status[]=publish&status[]=publish']) {
-      const res = await http(service).get(`${base}?${query}`).auth(...service.as('subscriber'));
+      const res = await http(service)
+        .get(`${base}?${query}`)
+        .auth(...service.as('subscriber'));
       expect([query, res.status, Object.keys(res.body.data.params)]).toEqual([query, 400, ['status']]);
     }
-    const unknown = await http(service).get(`${base}?status[]=publish&status[]=foo`).auth(...service.as('editor'));
+    const unknown = await http(service)
+      .get(`${base}?status[]=publish&status[]=foo`)
+      .auth(...service.as('editor'));
     expect([unknown.status, Object.keys(unknown.body.data.params)]).toEqual([400, ['status']]);
   });
 
   it('blanks password-protected events unless the password is sent', async () => {
     const blanked = (await list({ include: ids.protected })).body.events[0];
     expect(blanked).toMatchObject({
-      title: 'protected', description: '', excerpt: '', image: false, cost: '', website: '',
-      all_day: null, show_map: null, featured: null, categories: [], tags: [], venue: [], organizer: [],
+      title: 'protected',
+      description: '',
+      excerpt: '',
+      image: false,
+      cost: '',
+      website: '',
+      all_day: null,
+      show_map: null,
+      featured: null,
+      categories: [],
+      tags: [],
+      venue: [],
+      organizer: [],
       cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
     });
     const open = (await list({ include: ids.protected, password: 'pw' })).body.events[0];
@@ -194,7 +307,12 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   });
 
   it('echoes every filter sent in rest_url, percent-encoded', async () => {
-    const res = await list({ categories: `${ids.music}`, search: 'jazz picnic', start_date: '2020-01-01 00:00:00', i18n_language: 'nl' });
+    const res = await list({
+      categories: `${ids.music}`,
+      search: 'jazz picnic',
+      start_date: '2020-01-01 00:00:00',
+      i18n_language: 'nl',
+    });
     expect(res.body.rest_url).toContain('start_date=2020-01-01%2000%3A00%3A00');
     expect(res.body.rest_url).toContain('search=jazz%20picnic');
     expect(res.body.rest_url).toContain(`categories=${ids.music}`);
@@ -210,12 +328,35 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   });
 
   it.each([
-    ['page', 0], ['page', 'x'], ['per_page', -1], ['per_page', 1.5], ['start_date', 'never'], ['end_date', ''],
-    ['starts_before', 'soonish'], ['starts_after', '2020-02-31 99:00'], ['ends_before', 'no date'], ['ends_after', 'bogus'],
-    ['search', ''], ['categories', 'no-such-category'], ['categories', 999999], ['tags', 'no-such-tag'],
-    ['venue', 'abc'], ['venue', 999999], ['organizer', 999999], ['featured', 'maybe'], ['geoloc', 'x'],
-    ['geoloc_lat', 91], ['geoloc_lng', 'east'], ['geoloc_radius', 0], ['include', 'a'], ['include', 0],
-    ['post_parent', 999999], ['post_parent', 'x'], ['status', ''], ['ticketed', 'x'], ['i18n_language', 'xx'],
+    ['page', 0],
+    ['page', 'x'],
+    ['per_page', -1],
+    ['per_page', 1.5],
+    ['start_date', 'never'],
+    ['end_date', ''],
+    ['starts_before', 'soonish'],
+    ['starts_after', '2020-02-31 99:00'],
+    ['ends_before', 'no date'],
+    ['ends_after', 'bogus'],
+    ['search', ''],
+    ['categories', 'no-such-category'],
+    ['categories', 999999],
+    ['tags', 'no-such-tag'],
+    ['venue', 'abc'],
+    ['venue', 999999],
+    ['organizer', 999999],
+    ['featured', 'maybe'],
+    ['geoloc', 'x'],
+    ['geoloc_lat', 91],
+    ['geoloc_lng', 'east'],
+    ['geoloc_radius', 0],
+    ['include', 'a'],
+    ['include', 0],
+    ['post_parent', 999999],
+    ['post_parent', 'x'],
+    ['status', ''],
+    ['ticketed', 'x'],
+    ['i18n_language', 'xx'],
   ])('answers %s=%j with 400 naming it', async (name, value) => {
     const res = await list({ [name]: value });
     expect(res.status).toBe(400);
@@ -230,7 +371,11 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   });
 
   it('accepts list parameters repeated, bracketed or comma-separated', async () => {
-    for (const query of [`venue=${ids.venue}&venue=${ids.far}`, `venue[]=${ids.venue}&venue[]=${ids.far}`, `venue=${ids.venue},${ids.far}`]) {
+    for (const query of [
+      `venue=${ids.venue}&venue=${ids.far}`,
+      `venue[]=${ids.venue}&venue[]=${ids.far}`,
+      `venue=${ids.venue},${ids.far}`,
+    ]) {
       const res = await http(service).get(`${base}?${query}`);
       expect(res.body.events.map((e: { title: string }) => e.title)).toEqual(['yesterday morning', 'tomorrow']);
     }

@@ -16,14 +16,20 @@ import type { Engine } from '../support/engines';
  */
 async function loseAnswers(engine: Engine, db: Db, on: boolean): Promise<void> {
   if (engine === 'sqlite') {
-    await db.raw(on
-      ? "create trigger lose_answers before update of body on idempotency_keys when new.body is not null begin select raise(abort, 'simulated crash'); end"
-      : 'drop trigger lose_answers');
+    await db.raw(
+      on
+        ? "create trigger lose_answers before update of body on idempotency_keys when new.body is not null begin select raise(abort, 'simulated crash'); end"
+        : 'drop trigger lose_answers',
+    );
     return;
   }
   if (on) {
-    await db.raw("create function lose_answers() returns trigger language plpgsql as $$ begin raise exception 'simulated crash'; end $$");
-    await db.raw('create trigger lose_answers before update of body on idempotency_keys for each row when (new.body is not null) execute function lose_answers()');
+    await db.raw(
+      "create function lose_answers() returns trigger language plpgsql as $$ begin raise exception 'simulated crash'; end $$",
+    );
+    await db.raw(
+      'create trigger lose_answers before update of body on idempotency_keys for each row when (new.body is not null) execute function lose_answers()',
+    );
   } else {
     await db.raw('drop trigger lose_answers on idempotency_keys');
     await db.raw('drop function lose_answers()');
@@ -32,17 +38,32 @@ async function loseAnswers(engine: Engine, db: Db, on: boolean): Promise<void> {
 
 describe.each(ENGINES)('idempotent creates on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine); });
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
   afterAll(() => service.close());
   afterEach(() => setClock(clockStartingAt(TEST_NOW)));
 
   let n = 0;
-  const event = (title = `Idempotent ${++n}`) => ({ title, start_date: TEST_NOW, end_date: TEST_NOW, status: 'publish' });
-  const post = (path: string, key: string | undefined, body: object, role: 'administrator' | 'editor' = 'administrator') => {
-    const req = http(service).post(`${NS}/${path}`).auth(...service.as(role));
+  const event = (title = `Idempotent ${++n}`) => ({
+    title,
+    start_date: TEST_NOW,
+    end_date: TEST_NOW,
+    status: 'publish',
+  });
+  const post = (
+    path: string,
+    key: string | undefined,
+    body: object,
+    role: 'administrator' | 'editor' = 'administrator',
+  ) => {
+    const req = http(service)
+      .post(`${NS}/${path}`)
+      .auth(...service.as(role));
     return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body);
   };
-  const count = async (title: string) => Number((await service.database.db('posts').where({ title }).count({ n: '*' }))[0].n);
+  const count = async (title: string) =>
+    Number((await service.database.db('posts').where({ title }).count({ n: '*' }))[0].n);
 
   it('a repeat answers the stored status and body with Idempotent-Replayed and writes nothing', async () => {
     const body = event();
@@ -83,7 +104,10 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
     const body = event();
     const running = await post('organizers', 'key-running', { organizer: 'Probe' });
     expect(running.status).toBe(201);
-    await service.database.db('idempotency_keys').where({ key: 'key-running' }).update({ status: null, body: null, created_utc: utcNow() });
+    await service.database
+      .db('idempotency_keys')
+      .where({ key: 'key-running' })
+      .update({ status: null, body: null, created_utc: utcNow() });
     const busy = await post('organizers', 'key-running', { organizer: 'Probe' });
     expect(busy.status).toBe(409);
     expect(busy.body).toMatchObject({ code: 'rest_idempotency_key_in_progress', data: { status: 409 } });
@@ -124,24 +148,34 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
       return Number((await db()(table).where(column, name).count({ n: '*' }))[0].n);
     };
 
-    it.each(KINDS)('POST /%s: the record and its claim commit together; a retry answers that record anew', async (path, resource, make, table, located) => {
-      const body = make();
-      const key = `lost-answer-${path}`;
-      const first = await post(path, key, body);
-      expect(first.status).toBe(201);
-      if (located) expect(first.headers.location).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${NS}/${path}/${first.body.id}$`));
-      else expect(first.headers.location).toBeUndefined();
-      const claim = await db()('idempotency_keys').where({ key }).first();
-      expect({ ...claim, record_id: Number(claim.record_id), status: Number(claim.status) })
-        .toMatchObject({ resource, record_id: first.body.id, status: 201, location: first.headers.location ?? null });
-      await db()('idempotency_keys').where({ key }).update({ body: null }); // only what the create's transaction wrote
-      const again = await post(path, key, { ...body });
-      expect(again.status).toBe(201);
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(again.headers.location).toBe(first.headers.location);
-      expect(again.body).toEqual(first.body); // rendered by the create's own renderer, for the same caller
-      expect(await named(table, body)).toBe(1);
-    });
+    it.each(KINDS)(
+      'POST /%s: the record and its claim commit together; a retry answers that record anew',
+      async (path, resource, make, table, located) => {
+        const body = make();
+        const key = `lost-answer-${path}`;
+        const first = await post(path, key, body);
+        expect(first.status).toBe(201);
+        if (located)
+          expect(first.headers.location).toMatch(
+            new RegExp(`^http://127\\.0\\.0\\.1:\\d+${NS}/${path}/${first.body.id}$`),
+          );
+        else expect(first.headers.location).toBeUndefined();
+        const claim = await db()('idempotency_keys').where({ key }).first();
+        expect({ ...claim, record_id: Number(claim.record_id), status: Number(claim.status) }).toMatchObject({
+          resource,
+          record_id: first.body.id,
+          status: 201,
+          location: first.headers.location ?? null,
+        });
+        await db()('idempotency_keys').where({ key }).update({ body: null }); // only what the create's transaction wrote
+        const again = await post(path, key, { ...body });
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.headers.location).toBe(first.headers.location);
+        expect(again.body).toEqual(first.body); // rendered by the create's own renderer, for the same caller
+        expect(await named(table, body)).toBe(1);
+      },
+    );
 
     it('storing the answer fails after the commit: the caller still gets 201, and a retry past twice the request timeout replays the event', async () => {
       await loseAnswers(engine, db(), true);
@@ -169,7 +203,13 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
       const { fingerprint } = await db()('idempotency_keys').where({ key: 'key-template' }).first();
       const clock = manualClock(TEST_NOW);
       setClock(clock);
-      await db()('idempotency_keys').insert({ user_id: service.users.administrator.id, key: 'key-dead-node', fingerprint, status: null, created_utc: utcNow() });
+      await db()('idempotency_keys').insert({
+        user_id: service.users.administrator.id,
+        key: 'key-dead-node',
+        fingerprint,
+        status: null,
+        created_utc: utcNow(),
+      });
       clock.advance(2 * service.config.requestTimeoutMs - 1000);
       expect((await post('events', 'key-dead-node', body)).status).toBe(409);
       clock.advance(2000);
@@ -183,7 +223,10 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
     it('a replay whose record was deleted since is 410 rest_created_record_gone', async () => {
       const first = await post('tags', 'key-gone', { name: 'Soon gone' });
       await db()('idempotency_keys').where({ key: 'key-gone' }).update({ body: null });
-      await http(service).delete(`${NS}/tags/${first.body.id}`).auth(...service.as('administrator')).expect(200);
+      await http(service)
+        .delete(`${NS}/tags/${first.body.id}`)
+        .auth(...service.as('administrator'))
+        .expect(200);
       const again = await post('tags', 'key-gone', { name: 'Soon gone' });
       expect(again.status).toBe(410);
       expect(again.body).toMatchObject({ code: 'rest_created_record_gone', data: { status: 410 } });
@@ -199,8 +242,11 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
         const slugLock = `event-slug:${body.title.toLowerCase().replace(/ /g, '-')}`;
         const waiting = async (n: number) => {
           for (let i = 0; i < 200; i++) {
-            const { rows } = await service.database.db.raw(`select count(*)::int as n from pg_locks where locktype = 'advisory'
-              and not granted and ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0)`, [slugLock]);
+            const { rows } = await service.database.db.raw(
+              `select count(*)::int as n from pg_locks where locktype = 'advisory'
+              and not granted and ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0)`,
+              [slugLock],
+            );
             if (rows[0].n >= n) return;
             await new Promise((resolve) => setTimeout(resolve, 25));
           }

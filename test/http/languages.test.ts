@@ -8,15 +8,32 @@ import { http, NS, startService, type TestService } from '../support/app';
 
 describe.each(ENGINES)('content languages on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine, { DEFAULT_LANGUAGE: 'en' }); });
+  beforeAll(async () => {
+    service = await startService(engine, { DEFAULT_LANGUAGE: 'en' });
+  });
   afterAll(() => service.close());
 
   const write = (method: 'post' | 'patch', path: string, body: object, lang?: string) =>
-    http(service)[method](`${NS}${path}`).query(lang ? { i18n_language: lang } : {}).auth(...service.as('editor')).send(body);
-  const read = (path: string, lang?: string, query: object = {}) => http(service).get(`${NS}${path}`).query({ ...query, ...(lang ? { i18n_language: lang } : {}) });
+    http(service)
+      [method](`${NS}${path}`)
+      .query(lang ? { i18n_language: lang } : {})
+      .auth(...service.as('editor'))
+      .send(body);
+  const read = (path: string, lang?: string, query: object = {}) =>
+    http(service)
+      .get(`${NS}${path}`)
+      .query({ ...query, ...(lang ? { i18n_language: lang } : {}) });
 
   it('keeps each language of an event apart and falls back field by field', async () => {
-    const event = (await write('post', '/events', { title: 'River cleanup', description: 'Bring gloves', excerpt: 'Gloves', start_date: '2031-04-12 09:00', end_date: '2031-04-12 12:00' })).body;
+    const event = (
+      await write('post', '/events', {
+        title: 'River cleanup',
+        description: 'Bring gloves',
+        excerpt: 'Gloves',
+        start_date: '2031-04-12 09:00',
+        end_date: '2031-04-12 12:00',
+      })
+    ).body;
     const nl = await write('patch', `/events/${event.id}`, { title: 'Rivier opruimen' }, 'nl');
     expect(nl.status).toBe(200);
     expect(nl.headers['content-language']).toBe('nl');
@@ -25,9 +42,17 @@ describe.each(ENGINES)('content languages on %s', (engine) => {
 
     const english = await read(`/events/${event.id}`);
     expect(english.headers['content-language']).toBe('en');
-    expect(english.body).toMatchObject({ title: 'River cleanup', description: '<p>Bring gloves</p>', excerpt: '<p>Gloves</p>' });
+    expect(english.body).toMatchObject({
+      title: 'River cleanup',
+      description: '<p>Bring gloves</p>',
+      excerpt: '<p>Gloves</p>',
+    });
     const dutch = await read(`/events/${event.id}`, 'nl');
-    expect(dutch.body).toMatchObject({ title: 'Rivier opruimen', description: '<p>Handschoenen meenemen</p>', excerpt: '<p>Gloves</p>' });
+    expect(dutch.body).toMatchObject({
+      title: 'Rivier opruimen',
+      description: '<p>Handschoenen meenemen</p>',
+      excerpt: '<p>Gloves</p>',
+    });
     expect((await read(`/events/${event.id}`, 'fr')).body.title).toBe('River cleanup');
 
     const listed = await read('/events', 'nl', { include: event.id });
@@ -36,7 +61,14 @@ describe.each(ENGINES)('content languages on %s', (engine) => {
   });
 
   it('creates records in the request language and translates them back into others', async () => {
-    const event = (await write('post', '/events', { title: 'Fête de la musique', start_date: '2031-06-21 18:00', end_date: '2031-06-21 23:00' }, 'fr')).body;
+    const event = (
+      await write(
+        'post',
+        '/events',
+        { title: 'Fête de la musique', start_date: '2031-06-21 18:00', end_date: '2031-06-21 23:00' },
+        'fr',
+      )
+    ).body;
     await write('patch', `/events/${event.id}`, { title: 'Music day' }, 'en').expect(200);
     expect((await read(`/events/${event.id}`, 'fr')).body.title).toBe('Fête de la musique');
     expect((await read(`/events/${event.id}`, 'en')).body.title).toBe('Music day');
@@ -44,9 +76,18 @@ describe.each(ENGINES)('content languages on %s', (engine) => {
   });
 
   it('searches the text of the requested language, with the same fallback', async () => {
-    const event = (await write('post', '/events', { title: 'Harbour festival', start_date: '2031-07-01 10:00', end_date: '2031-07-01 12:00' })).body;
+    const event = (
+      await write('post', '/events', {
+        title: 'Harbour festival',
+        start_date: '2031-07-01 10:00',
+        end_date: '2031-07-01 12:00',
+      })
+    ).body;
     await write('patch', `/events/${event.id}`, { title: 'Havenfestival' }, 'nl').expect(200);
-    const ids = async (search: string, lang?: string) => (await read('/events', lang, { search, start_date: '2031-01-01', end_date: '2031-12-31' })).body.events.map((e: { id: number }) => e.id);
+    const ids = async (search: string, lang?: string) =>
+      (await read('/events', lang, { search, start_date: '2031-01-01', end_date: '2031-12-31' })).body.events.map(
+        (e: { id: number }) => e.id,
+      );
     expect(await ids('havenfestival', 'nl')).toEqual([event.id]);
     expect(await ids('havenfestival')).toEqual([]);
     expect(await ids('harbour', 'nl')).toEqual([]);
@@ -62,10 +103,17 @@ describe.each(ENGINES)('content languages on %s', (engine) => {
     await write('patch', `/organizers/${organizer.id}`, { organizer: 'Vrienden van de rivier' }, 'nl').expect(200);
     await write('patch', `/categories/${category.id}`, { name: 'Buiten' }, 'nl').expect(200);
     await write('patch', `/tags/${tag.id}`, { name: 'Gezin', description: 'Voor iedereen' }, 'nl').expect(200);
-    const event = (await write('post', '/events', {
-      title: 'Picnic', start_date: '2031-08-01 12:00', end_date: '2031-08-01 15:00',
-      venue: venue.id, organizer: [organizer.id], categories: [category.id], tags: [tag.id],
-    })).body;
+    const event = (
+      await write('post', '/events', {
+        title: 'Picnic',
+        start_date: '2031-08-01 12:00',
+        end_date: '2031-08-01 15:00',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: [category.id],
+        tags: [tag.id],
+      })
+    ).body;
 
     const dutch = (await read(`/events/${event.id}`, 'nl')).body;
     expect(dutch.venue).toMatchObject({ venue: 'Stadhuis', description: '<p>Main square</p>' });
@@ -76,10 +124,16 @@ describe.each(ENGINES)('content languages on %s', (engine) => {
 
     expect((await read(`/venues/${venue.id}`, 'nl')).body.venue).toBe('Stadhuis');
     expect((await read(`/venues/${venue.id}`)).body.venue).toBe('Town hall');
-    expect((await read('/venues', 'nl', { search: 'stadhuis' })).body.venues.map((v: { id: number }) => v.id)).toEqual([venue.id]);
+    expect((await read('/venues', 'nl', { search: 'stadhuis' })).body.venues.map((v: { id: number }) => v.id)).toEqual([
+      venue.id,
+    ]);
     expect((await read(`/organizers/${organizer.id}`, 'nl')).body.organizer).toBe('Vrienden van de rivier');
     expect((await read(`/categories/${category.id}`, 'nl')).body.name).toBe('Buiten');
-    expect((await read('/categories', 'nl', { search: 'buiten', hide_empty: false })).body.categories.map((c: { id: number }) => c.id)).toEqual([category.id]);
+    expect(
+      (await read('/categories', 'nl', { search: 'buiten', hide_empty: false })).body.categories.map(
+        (c: { id: number }) => c.id,
+      ),
+    ).toEqual([category.id]);
     expect((await read('/tags', 'nl', { hide_empty: false, include: tag.id })).body.tags[0].name).toBe('Gezin');
     expect((await read(`/tags/${tag.id}`)).body.name).toBe('Family');
   });

@@ -28,7 +28,9 @@ function promtool(text: string) {
 
 describe.each(ENGINES)('metrics on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine, { LOGIN_MAX_FAILURES: '2', LOGIN_FAILURE_WINDOW_SECONDS: '600' }); });
+  beforeAll(async () => {
+    service = await startService(engine, { LOGIN_MAX_FAILURES: '2', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
+  });
   afterAll(() => service.close());
   const scrape = async () => {
     const res = await http(service).get('/metrics');
@@ -45,14 +47,28 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
     await http(service).get(`${NS}/no-such-route/42`).expect(404);
     await http(service).get('/livez').expect(200);
     const text = await scrape();
-    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '2xx' })).toBe(1);
-    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '2xx' })).toBe(
+      1,
+    );
+    expect(sample(text, 'http_requests_total', { operation: 'listEvents', method: 'GET', status_class: '4xx' })).toBe(
+      1,
+    );
     expect(sample(text, 'http_requests_total', { operation: 'getEvent', method: 'GET', status_class: '4xx' })).toBe(1);
-    expect(sample(text, 'http_requests_total', { operation: 'createEvent', method: 'POST', status_class: '4xx' })).toBe(1);
+    expect(sample(text, 'http_requests_total', { operation: 'createEvent', method: 'POST', status_class: '4xx' })).toBe(
+      1,
+    );
     expect(sample(text, 'http_requests_total', { operation: 'no_route', method: 'GET', status_class: '4xx' })).toBe(1);
     expect(sample(text, 'http_requests_total', { operation: 'livez', method: 'GET', status_class: '2xx' })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_count', { operation: 'listEvents', status_class: '2xx' })).toBe(1);
-    expect(sample(text, 'http_request_duration_seconds_bucket', { operation: 'listEvents', status_class: '2xx', le: '+Inf' })).toBe(1);
+    expect(sample(text, 'http_request_duration_seconds_count', { operation: 'listEvents', status_class: '2xx' })).toBe(
+      1,
+    );
+    expect(
+      sample(text, 'http_request_duration_seconds_bucket', {
+        operation: 'listEvents',
+        status_class: '2xx',
+        le: '+Inf',
+      }),
+    ).toBe(1);
     expect(text).not.toMatch(/987654|no-such-route|per_page/);
   });
 
@@ -78,7 +94,11 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
 
   it('has the process and Node metrics: event-loop lag, heap, GC', async () => {
     const text = await scrape();
-    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'process_resident_memory_bytes']) {
+    for (const name of [
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+      'process_resident_memory_bytes',
+    ]) {
       expect(sample(text, name)).toBeGreaterThanOrEqual(0);
     }
     expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
@@ -90,8 +110,11 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
       const [{ n }] = await db('events').count({ n: '*' });
       return Number(n);
     });
-    await http(service).post(`${NS}/events`).auth(...service.as('administrator'))
-      .send({ title: 'Counted', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' }).expect(201);
+    await http(service)
+      .post(`${NS}/events`)
+      .auth(...service.as('administrator'))
+      .send({ title: 'Counted', start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' })
+      .expect(201);
     expect(sample(await scrape(), 'calendar_test_events')).toBe(1);
   });
 
@@ -100,12 +123,22 @@ describe.each(ENGINES)('metrics on %s', (engine) => {
     setClock(clock);
     const lag = async () => {
       const text = await scrape();
-      return { lag: sample(text, 'recurrence_horizon_lag_seconds'), age: sample(text, 'recurrence_horizon_extension_age_seconds') };
+      return {
+        lag: sample(text, 'recurrence_horizon_lag_seconds'),
+        age: sample(text, 'recurrence_horizon_extension_age_seconds'),
+      };
     };
     expect((await lag()).lag).toBe(0); // no open-ended series yet
-    await http(service).post(`${NS}/events`).auth(...service.as('editor')).send({
-      title: 'Every Monday', start_date: '2027-06-21 09:00:00', end_date: '2027-06-21 10:00:00', recurrence: { rrule: 'FREQ=WEEKLY' },
-    }).expect(201);
+    await http(service)
+      .post(`${NS}/events`)
+      .auth(...service.as('editor'))
+      .send({
+        title: 'Every Monday',
+        start_date: '2027-06-21 09:00:00',
+        end_date: '2027-06-21 10:00:00',
+        recurrence: { rrule: 'FREQ=WEEKLY' },
+      })
+      .expect(201);
     expect((await lag()).lag).toBe(0);
     clock.advance(3 * 86_400_000);
     expect((await lag()).lag).toBe(3 * 86_400);
@@ -148,14 +181,24 @@ describe.each(ENGINES)('webhook outbox metrics on %s', (engine) => {
   it('shows the outbox depth, the age of its oldest message, and delivery attempts by outcome', async () => {
     const clock = manualClock('2027-06-15T12:00:00Z');
     setClock(clock);
-    const dispatcher = startDispatcher(service.app.locals.context as AppContext, createLogger('silent'), { loop: false });
-    const admin = (url: string, body: object) => http(service).post(`${NS}${url}`).auth(...service.as('administrator')).send(body);
+    const dispatcher = startDispatcher(service.app.locals.context as AppContext, createLogger('silent'), {
+      loop: false,
+    });
+    const admin = (url: string, body: object) =>
+      http(service)
+        .post(`${NS}${url}`)
+        .auth(...service.as('administrator'))
+        .send(body);
     const scrape = async () => {
       const text = (await http(service).get('/metrics').expect(200)).text;
       const outcome = (o: string) => sample(text, 'webhook_deliveries_total', { outcome: o }) ?? 0;
       return {
-        depth: sample(text, 'webhook_outbox_depth'), age: sample(text, 'webhook_outbox_oldest_age_seconds'),
-        succeeded: outcome('succeeded'), retrying: outcome('retrying'), failed: outcome('failed'), text,
+        depth: sample(text, 'webhook_outbox_depth'),
+        age: sample(text, 'webhook_outbox_oldest_age_seconds'),
+        succeeded: outcome('succeeded'),
+        retrying: outcome('retrying'),
+        failed: outcome('failed'),
+        text,
       };
     };
     const { port } = receiver.address() as AddressInfo;
@@ -181,7 +224,9 @@ describe.each(ENGINES)('webhook outbox metrics on %s', (engine) => {
 
 describe.each(ENGINES)('metrics protected by METRICS_TOKEN on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine, { METRICS_TOKEN: 'a scrape secret' }); });
+  beforeAll(async () => {
+    service = await startService(engine, { METRICS_TOKEN: 'a scrape secret' });
+  });
   afterAll(() => service.close());
 
   it('answers only the right Bearer token', async () => {
@@ -200,7 +245,9 @@ describe.each(ENGINES)('metrics protected by METRICS_TOKEN on %s', (engine) => {
 
 describe('metrics turned off', () => {
   let service: TestService;
-  beforeAll(async () => { service = await startService('sqlite', { METRICS: 'off' }); });
+  beforeAll(async () => {
+    service = await startService('sqlite', { METRICS: 'off' });
+  });
   afterAll(() => service.close());
 
   it('serves no /metrics and records nothing', async () => {

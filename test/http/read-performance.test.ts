@@ -16,12 +16,16 @@ const fmt = (d: DateTime) => d.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
 describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
   let service: TestService;
   const now = DateTime.fromISO(TEST_NOW, { zone: 'utc' });
-  beforeAll(async () => { service = await startService(engine); });
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
   afterAll(() => service.close());
 
   const createEvent = async (title: string, fields: Record<string, unknown> = {}) => {
     const start = now.plus({ days: 10 });
-    const res = await http(service).post(`${NS}/events`).auth(...service.as('editor'))
+    const res = await http(service)
+      .post(`${NS}/events`)
+      .auth(...service.as('editor'))
       .send({ title, start_date: fmt(start), end_date: fmt(start.plus({ hours: 2 })), ...fields });
     expect(res.status).toBe(201);
     return res.body as { id: number };
@@ -29,7 +33,12 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
   const totals = async (query: Record<string, unknown>) => {
     const res = await http(service).get(`${NS}/events`).query(query);
     expect(res.status).toBe(200);
-    return { total: res.body.total, header: Number(res.headers['x-wp-total']), pages: res.body.total_pages, count: res.body.events.length };
+    return {
+      total: res.body.total,
+      header: Number(res.headers['x-wp-total']),
+      pages: res.body.total_pages,
+      count: res.body.events.length,
+    };
   };
 
   it('keeps totals exact on full and short pages, after writes through the API, the database and another node', async () => {
@@ -45,8 +54,14 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
 
     // a row written straight into the database (the CLI, a migration, an operator) moves the version too
     const id = await insertEvent(service.database.db);
-    await service.database.db('posts').where({ id }).update({ title: `${search} direct` });
-    await service.database.db('events').where({ post_id: id }).update({ start_utc: fmt(now.plus({ days: 3 })), end_utc: fmt(now.plus({ days: 3, hours: 1 })) });
+    await service.database
+      .db('posts')
+      .where({ id })
+      .update({ title: `${search} direct` });
+    await service.database
+      .db('events')
+      .where({ post_id: id })
+      .update({ start_utc: fmt(now.plus({ days: 3 })), end_utc: fmt(now.plus({ days: 3, hours: 1 })) });
     await syncSearch(service.database.db, 'posts', [id]); // what the services do in the write's transaction
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 7, header: 7, pages: 4, count: 2 });
 
@@ -66,40 +81,91 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
   });
 
   it('changes a single read’s ETag when a linked venue changes, and answers 304 only while nothing did', async () => {
-    const venue = (await http(service).post(`${NS}/venues`).auth(...service.as('editor')).send({ venue: 'Etag Hall' })).body;
+    const venue = (
+      await http(service)
+        .post(`${NS}/venues`)
+        .auth(...service.as('editor'))
+        .send({ venue: 'Etag Hall' })
+    ).body;
     const event = await createEvent('Etag event', { venue: venue.id });
     const first = await http(service).get(`${NS}/events/${event.id}`);
     expect(first.headers.etag).toMatch(/^"\d+-\d+\.v[\w-]{20,}"$/); // the record's version, then the data's state
-    expect((await http(service).get(`${NS}/events/${event.id}`).set('If-None-Match', first.headers.etag)).status).toBe(304);
+    expect((await http(service).get(`${NS}/events/${event.id}`).set('If-None-Match', first.headers.etag)).status).toBe(
+      304,
+    );
 
-    expect((await http(service).post(`${NS}/venues/${venue.id}`).auth(...service.as('editor')).send({ venue: 'Renamed Hall' })).status).toBe(200);
+    expect(
+      (
+        await http(service)
+          .post(`${NS}/venues/${venue.id}`)
+          .auth(...service.as('editor'))
+          .send({ venue: 'Renamed Hall' })
+      ).status,
+    ).toBe(200);
     const after = await http(service).get(`${NS}/events/${event.id}`).set('If-None-Match', first.headers.etag);
     expect(after.status).toBe(200);
     expect(after.body.venue.venue).toBe('Renamed Hall');
     expect(after.headers.etag).not.toBe(first.headers.etag);
     // the tag belongs to one URL, caller and language
-    expect((await http(service).get(`${NS}/events/${event.id}`).query({ i18n_language: 'nl' }).set('If-None-Match', after.headers.etag)).status).toBe(200);
-    expect((await http(service).get(`${NS}/events/${event.id}`).auth(...service.as('editor')).set('If-None-Match', after.headers.etag)).status).toBe(200);
+    expect(
+      (
+        await http(service)
+          .get(`${NS}/events/${event.id}`)
+          .query({ i18n_language: 'nl' })
+          .set('If-None-Match', after.headers.etag)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await http(service)
+          .get(`${NS}/events/${event.id}`)
+          .auth(...service.as('editor'))
+          .set('If-None-Match', after.headers.etag)
+      ).status,
+    ).toBe(200);
   });
 
   it('finds events by the venues near a point as venues are placed, moved and removed', async () => {
-    const near = (lat: number, lng: number) => http(service).get(`${NS}/events`)
-      .query({ geoloc_lat: lat, geoloc_lng: lng, geoloc_radius: 5, per_page: 50 }).then((r) => r.body.events.map((e: { title: string }) => e.title));
-    const venue = (await http(service).post(`${NS}/venues`).auth(...service.as('editor'))
-      .send({ venue: 'Moving venue', geo_lat: 45.4642, geo_lng: 9.19, status: 'publish' })).body;
+    const near = (lat: number, lng: number) =>
+      http(service)
+        .get(`${NS}/events`)
+        .query({ geoloc_lat: lat, geoloc_lng: lng, geoloc_radius: 5, per_page: 50 })
+        .then((r) => r.body.events.map((e: { title: string }) => e.title));
+    const venue = (
+      await http(service)
+        .post(`${NS}/venues`)
+        .auth(...service.as('editor'))
+        .send({ venue: 'Moving venue', geo_lat: 45.4642, geo_lng: 9.19, status: 'publish' })
+    ).body;
     await createEvent('Near Milan', { venue: venue.id });
     expect(await near(45.46, 9.19)).toEqual(['Near Milan']);
 
-    await http(service).post(`${NS}/venues/${venue.id}`).auth(...service.as('editor')).send({ geo_lat: 41.9028, geo_lng: 12.4964 });
+    await http(service)
+      .post(`${NS}/venues/${venue.id}`)
+      .auth(...service.as('editor'))
+      .send({ geo_lat: 41.9028, geo_lng: 12.4964 });
     expect(await near(45.46, 9.19)).toEqual([]);
     expect(await near(41.9, 12.5)).toEqual(['Near Milan']);
 
-    await http(service).post(`${NS}/venues/${venue.id}`).auth(...service.as('editor')).send({ geo_lat: '', geo_lng: '' });
+    await http(service)
+      .post(`${NS}/venues/${venue.id}`)
+      .auth(...service.as('editor'))
+      .send({ geo_lat: '', geo_lng: '' });
     expect(await near(41.9, 12.5)).toEqual([]);
 
-    await http(service).post(`${NS}/venues/${venue.id}`).auth(...service.as('editor')).send({ geo_lat: 41.9028, geo_lng: 12.4964 });
+    await http(service)
+      .post(`${NS}/venues/${venue.id}`)
+      .auth(...service.as('editor'))
+      .send({ geo_lat: 41.9028, geo_lng: 12.4964 });
     expect(await near(41.9, 12.5)).toEqual(['Near Milan']);
-    expect((await http(service).delete(`${NS}/venues/${venue.id}`).auth(...service.as('editor')).query({ force: true })).status).toBe(200);
+    expect(
+      (
+        await http(service)
+          .delete(`${NS}/venues/${venue.id}`)
+          .auth(...service.as('editor'))
+          .query({ force: true })
+      ).status,
+    ).toBe(200);
     expect(await near(41.9, 12.5)).toEqual([]);
   });
 });

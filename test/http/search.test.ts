@@ -31,11 +31,72 @@ const EVENTS: Array<[string, string]> = [
 ];
 
 /** Searches run on each engine and compared between them. */
-const SEARCHES = ['École', 'ecole', 'soiree', 'SOIRÉE', 'l’école', "l'ecole", 'munchen', 'MÜNCHEN', 'straße', 'strasse',
-  'STRASSE', 'grosse', 'weissbier', 'ß', 'ss', 'ijsbaan', 'IJssel', 'ij', 'lodz', 'Łódź', 'łódź', 'zolta', 'gesla jazn',
-  'tromso', 'TROMSØ', 'smorbrod', 'aeroskobing', 'ærø', 'raksmorgas', 'öl', 'fermin', 'ano nuevo', 'manana', 'sao joao',
-  'pe-de-moleque', 'caffe', 'citta', 'perche', '夏祭り', '祭り', '祭', '東京', '秋', '花火', 'の', '100%', '%', '_', '50_50',
-  'fun_day', 'n_n', '1%', 'a', 'e', 'on', 'zz', 'festival', 'fest', 'the family', 'cinema air', 'x', 'ö', 'ø', '€'];
+const SEARCHES = [
+  'École',
+  'ecole',
+  'soiree',
+  'SOIRÉE',
+  'l’école',
+  "l'ecole",
+  'munchen',
+  'MÜNCHEN',
+  'straße',
+  'strasse',
+  'STRASSE',
+  'grosse',
+  'weissbier',
+  'ß',
+  'ss',
+  'ijsbaan',
+  'IJssel',
+  'ij',
+  'lodz',
+  'Łódź',
+  'łódź',
+  'zolta',
+  'gesla jazn',
+  'tromso',
+  'TROMSØ',
+  'smorbrod',
+  'aeroskobing',
+  'ærø',
+  'raksmorgas',
+  'öl',
+  'fermin',
+  'ano nuevo',
+  'manana',
+  'sao joao',
+  'pe-de-moleque',
+  'caffe',
+  'citta',
+  'perche',
+  '夏祭り',
+  '祭り',
+  '祭',
+  '東京',
+  '秋',
+  '花火',
+  'の',
+  '100%',
+  '%',
+  '_',
+  '50_50',
+  'fun_day',
+  'n_n',
+  '1%',
+  'a',
+  'e',
+  'on',
+  'zz',
+  'festival',
+  'fest',
+  'the family',
+  'cinema air',
+  'x',
+  'ö',
+  'ø',
+  '€',
+];
 
 describe('search', () => {
   const services = new Map<Engine, TestService>();
@@ -44,15 +105,21 @@ describe('search', () => {
       const service = await startService(engine);
       services.set(engine, service);
       for (const [title, description] of EVENTS) {
-        await http(service).post(`${NS}/events`).auth(...service.as('administrator'))
-          .send({ title, description, status: 'publish', start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00' }).expect(201);
+        await http(service)
+          .post(`${NS}/events`)
+          .auth(...service.as('administrator'))
+          .send({ title, description, status: 'publish', start_date: '2031-05-01 10:00', end_date: '2031-05-01 12:00' })
+          .expect(201);
       }
     }
   }, 120_000);
-  afterAll(async () => { for (const service of services.values()) await service.close(); });
+  afterAll(async () => {
+    for (const service of services.values()) await service.close();
+  });
 
   const titles = async (engine: Engine, search: string, lang?: string): Promise<string[]> => {
-    const response = await http(services.get(engine) as TestService).get(`${NS}/events`)
+    const response = await http(services.get(engine) as TestService)
+      .get(`${NS}/events`)
       .query({ ...WINDOW, search, ...(lang ? { i18n_language: lang } : {}) });
     if (response.status === 404) return [];
     expect(response.status).toBe(200);
@@ -60,13 +127,19 @@ describe('search', () => {
   };
 
   /** What a search must find: every fragment a substring of the normalised title or description (tags and all). */
-  const expected = (search: string) => EVENTS.filter(([title, description]) => searchFragments(search, 'words')
-    .every((fragment) => [title, `<p>${description}</p>`].some((field) => normaliseText(field).includes(fragment))))
-    .map(([title]) => title).sort();
+  const expected = (search: string) =>
+    EVENTS.filter(([title, description]) =>
+      searchFragments(search, 'words').every((fragment) =>
+        [title, `<p>${description}</p>`].some((field) => normaliseText(field).includes(fragment)),
+      ),
+    )
+      .map(([title]) => title)
+      .sort();
 
   describe.each(ENGINES)('on %s', (engine) => {
     it('is case- and accent-insensitive, in every language', async () => {
-      for (const search of ['École', 'ecole', 'soiree', 'SOIRÉE', "l'ecole"]) expect(await titles(engine, search)).toEqual(['Soirée à l’École Normale']);
+      for (const search of ['École', 'ecole', 'soiree', 'SOIRÉE', "l'ecole"])
+        expect(await titles(engine, search)).toEqual(['Soirée à l’École Normale']);
       expect(await titles(engine, 'munchen')).toEqual(['Stadtführung durch München']);
       expect(await titles(engine, 'straße')).toEqual(['Bierfest in der STRASSE', 'Stadtführung durch München']);
       expect(await titles(engine, 'weissbier')).toEqual(['Bierfest in der STRASSE']);
@@ -105,10 +178,25 @@ describe('search', () => {
 
     it('searches the requested language, falling back to the original text field by field', async () => {
       const service = services.get(engine) as TestService;
-      const created = (await http(service).post(`${NS}/events`).query({ i18n_language: 'de' }).auth(...service.as('administrator'))
-        .send({ title: 'Weihnachtsmarkt am Rathaus', description: 'Glühwein und Lebkuchen', status: 'publish', start_date: '2031-12-01 10:00', end_date: '2031-12-01 20:00' })).body;
-      await http(service).patch(`${NS}/events/${created.id}`).query({ i18n_language: 'fr' }).auth(...service.as('administrator'))
-        .send({ title: 'Marché de Noël à l’Hôtel de Ville' }).expect(200);
+      const created = (
+        await http(service)
+          .post(`${NS}/events`)
+          .query({ i18n_language: 'de' })
+          .auth(...service.as('administrator'))
+          .send({
+            title: 'Weihnachtsmarkt am Rathaus',
+            description: 'Glühwein und Lebkuchen',
+            status: 'publish',
+            start_date: '2031-12-01 10:00',
+            end_date: '2031-12-01 20:00',
+          })
+      ).body;
+      await http(service)
+        .patch(`${NS}/events/${created.id}`)
+        .query({ i18n_language: 'fr' })
+        .auth(...service.as('administrator'))
+        .send({ title: 'Marché de Noël à l’Hôtel de Ville' })
+        .expect(200);
       expect(await titles(engine, 'marche de noel', 'fr')).toEqual(['Marché de Noël à l’Hôtel de Ville']);
       expect(await titles(engine, 'gluhwein', 'fr')).toEqual(['Marché de Noël à l’Hôtel de Ville']); // description falls back
       expect(await titles(engine, 'weihnachtsmarkt', 'fr')).toEqual([]);
@@ -116,25 +204,42 @@ describe('search', () => {
       expect(await titles(engine, 'marche de noel', 'de')).toEqual([]);
 
       // updates and deletes reach the search documents in the same transaction
-      await http(service).patch(`${NS}/events/${created.id}`).query({ i18n_language: 'de' }).auth(...service.as('administrator'))
-        .send({ title: 'Christkindlmarkt' }).expect(200);
+      await http(service)
+        .patch(`${NS}/events/${created.id}`)
+        .query({ i18n_language: 'de' })
+        .auth(...service.as('administrator'))
+        .send({ title: 'Christkindlmarkt' })
+        .expect(200);
       expect(await titles(engine, 'christkindl', 'nl')).toEqual(['Christkindlmarkt']);
       expect(await titles(engine, 'weihnachtsmarkt', 'nl')).toEqual([]);
-      await http(service).delete(`${NS}/events/${created.id}`).query({ force: true }).auth(...service.as('administrator')).expect(200);
+      await http(service)
+        .delete(`${NS}/events/${created.id}`)
+        .query({ force: true })
+        .auth(...service.as('administrator'))
+        .expect(200);
       expect(await titles(engine, 'christkindl', 'nl')).toEqual([]);
       expect(await titles(engine, 'marche de noel', 'fr')).toEqual([]);
     });
 
     it('searches venues, organizers, categories and tags the same way', async () => {
       const service = services.get(engine) as TestService;
-      const write = (path: string, body: object, lang?: string) => http(service).post(`${NS}${path}`).query(lang ? { i18n_language: lang } : {})
-        .auth(...service.as('administrator')).send({ status: 'publish', ...body });
-      const venue = (await write('/venues', { venue: 'Théâtre du Châtelet', address: '2 Rue Édouard Colonne', city: 'Paris' })).body;
-      const organizer = (await write('/organizers', { organizer: 'Łódzki Dom Kultury', email: 'biuro@ldk.example' })).body;
+      const write = (path: string, body: object, lang?: string) =>
+        http(service)
+          .post(`${NS}${path}`)
+          .query(lang ? { i18n_language: lang } : {})
+          .auth(...service.as('administrator'))
+          .send({ status: 'publish', ...body });
+      const venue = (
+        await write('/venues', { venue: 'Théâtre du Châtelet', address: '2 Rue Édouard Colonne', city: 'Paris' })
+      ).body;
+      const organizer = (await write('/organizers', { organizer: 'Łódzki Dom Kultury', email: 'biuro@ldk.example' }))
+        .body;
       const category = (await write('/categories', { name: 'Musik & Straßenfeste' })).body;
       const tag = (await write('/tags', { name: '夏祭り' })).body;
       const ids = async (path: string, key: string, search: string) =>
-        ((await http(service).get(`${NS}${path}`).query({ search, hide_empty: false })).body[key] ?? []).map((r: { id: number }) => r.id);
+        ((await http(service).get(`${NS}${path}`).query({ search, hide_empty: false })).body[key] ?? []).map(
+          (r: { id: number }) => r.id,
+        );
       expect(await ids('/venues', 'venues', 'chatelet')).toEqual([venue.id]);
       expect(await ids('/venues', 'venues', 'edouard colonne')).toEqual([venue.id]); // all fragments in one field
       expect(await ids('/venues', 'venues', 'chatelet edouard')).toEqual([]); // in two fields: no (tec-compat §5.2)
@@ -143,10 +248,17 @@ describe('search', () => {
       expect(await ids('/categories', 'categories', 'strassenfeste')).toEqual([category.id]);
       expect(await ids('/categories', 'categories', 'musik-')).toEqual([category.id]); // the slug
       expect(await ids('/tags', 'tags', '祭')).toEqual([tag.id]);
-      await http(service).patch(`${NS}/tags/${tag.id}`).auth(...service.as('administrator')).send({ name: '秋祭り' }).expect(200);
+      await http(service)
+        .patch(`${NS}/tags/${tag.id}`)
+        .auth(...service.as('administrator'))
+        .send({ name: '秋祭り' })
+        .expect(200);
       expect(await ids('/tags', 'tags', '夏')).toEqual([]);
       expect(await ids('/tags', 'tags', '秋')).toEqual([tag.id]);
-      await http(service).delete(`${NS}/tags/${tag.id}`).auth(...service.as('administrator')).expect(200);
+      await http(service)
+        .delete(`${NS}/tags/${tag.id}`)
+        .auth(...service.as('administrator'))
+        .expect(200);
       expect(await ids('/tags', 'tags', '秋')).toEqual([]);
     });
   });
@@ -169,9 +281,11 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
     service = await startService(engine);
     const db = service.database.db;
     // events written directly, then indexed as a bulk load would be
-    const series = isPostgres(db) ? `select g as n from generate_series(1, ${EVENTS_SEEDED}) g`
+    const series = isPostgres(db)
+      ? `select g as n from generate_series(1, ${EVENTS_SEEDED}) g`
       : `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${EVENTS_SEEDED}) select n from s`;
-    const title = isPostgres(db) ? `case when n % 1000 = 0 then 'Rare festival ' || n else 'Event number ' || n end`
+    const title = isPostgres(db)
+      ? `case when n % 1000 = 0 then 'Rare festival ' || n else 'Event number ' || n end`
       : `case when n % 1000 = 0 then 'Rare festival ' || n else 'Event number ' || n end`;
     await db.raw(`insert into posts (id, type, status, slug, language, title, content, excerpt, password, date_utc, modified_utc)
       select 100000 + n, 'event', 'publish', 'seeded-' || n, 'en', ${title}, 'Some words about it', '', '',
@@ -190,12 +304,16 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
     const queries: Array<{ sql: string; bindings: unknown[] }> = [];
     const listen = (query: { sql: string; bindings: unknown[] }) => queries.push(query);
     db.on('query', listen);
-    const response = await http(service).get(`${NS}/events`).query({ ...WINDOW, search });
+    const response = await http(service)
+      .get(`${NS}/events`)
+      .query({ ...WINDOW, search });
     db.off('query', listen);
     expect(response.status).toBe(200);
     const count = queries.find((q) => /search_docs/.test(q.sql)) as { sql: string; bindings: never[] };
     if (isPostgres(db)) {
-      const rows = (await db.raw(`explain ${count.sql.replace(/\$\d+/g, '?')}`, count.bindings)).rows as Array<{ 'QUERY PLAN': string }>;
+      const rows = (await db.raw(`explain ${count.sql.replace(/\$\d+/g, '?')}`, count.bindings)).rows as Array<{
+        'QUERY PLAN': string;
+      }>;
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     }
     const rows = (await db.raw(`explain query plan ${count.sql}`, count.bindings)) as Array<{ detail: string }>;
@@ -213,7 +331,9 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
         expect(text).not.toMatch(/SCAN d\b/);
       }
     }
-    const found = await http(service).get(`${NS}/events`).query({ ...WINDOW, search: 'RARE Festival' });
+    const found = await http(service)
+      .get(`${NS}/events`)
+      .query({ ...WINDOW, search: 'RARE Festival' });
     expect(found.body.total).toBe(EVENTS_SEEDED / 1000);
   });
 
@@ -222,15 +342,22 @@ describe.each(ENGINES)('search plans on %s', (engine) => {
     const queries: Array<{ sql: string; bindings: unknown[] }> = [];
     const listen = (query: { sql: string; bindings: unknown[] }) => queries.push(query);
     db.on('query', listen);
-    const rare = await http(service).get(`${NS}/events`).query({ ...WINDOW, search: 'rare festival' });
+    const rare = await http(service)
+      .get(`${NS}/events`)
+      .query({ ...WINDOW, search: 'rare festival' });
     db.off('query', listen);
     expect(rare.body.total).toBe(EVENTS_SEEDED / 1000);
     // the page names the matches' ids: the events are read by primary key, not the date window tested one by one
-    const page = queries.find((q) => /from [`"]events[`"] as [`"]e[`"]/.test(q.sql) && /order by/.test(q.sql)) as { sql: string; bindings: never[] };
+    const page = queries.find((q) => /from [`"]events[`"] as [`"]e[`"]/.test(q.sql) && /order by/.test(q.sql)) as {
+      sql: string;
+      bindings: never[];
+    };
     expect(page.sql).not.toMatch(/search_docs/);
     expect(page.bindings).toEqual(expect.arrayContaining([101000, 120000]));
     // a word in more documents than an id list takes stays a subquery, with the same exact total
-    const common = await http(service).get(`${NS}/events`).query({ ...WINDOW, search: 'event number' });
+    const common = await http(service)
+      .get(`${NS}/events`)
+      .query({ ...WINDOW, search: 'event number' });
     expect(common.body.total).toBe(EVENTS_SEEDED - EVENTS_SEEDED / 1000);
     expect(common.headers['x-wp-total']).toBe(String(EVENTS_SEEDED - EVENTS_SEEDED / 1000));
   });

@@ -13,23 +13,33 @@ const TAXONOMIES = [
 
 describe.each(ENGINES)('terms on %s', (engine) => {
   let service: TestService;
-  beforeAll(async () => { service = await startService(engine); });
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
   afterAll(() => service.close());
 
   describe.each(TAXONOMIES)('$key', ({ key, taxonomy, hierarchical, publicPath }) => {
     const base = `${NS}/${key}`;
     const create = (body: object, role: Parameters<TestService['as']>[0] = 'editor') =>
-      http(service).post(base).auth(...service.as(role)).send(body);
-    const unique = (() => { let n = 0; return (name: string) => `${name} ${key} ${++n}`; })();
+      http(service)
+        .post(base)
+        .auth(...service.as(role))
+        .send(body);
+    const unique = (() => {
+      let n = 0;
+      return (name: string) => `${name} ${key} ${++n}`;
+    })();
 
     describe('create', () => {
       it('answers 201 with the term shape and a Location header', async () => {
         const res = await create({ name: unique('Outdoors'), description: 'Fresh air' });
         expect(res.status).toBe(201);
         expect(res.headers.location).toBe(`${res.body.urls.self}`);
-        expect(Object.keys(res.body)).toEqual(hierarchical
-          ? ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']
-          : ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'meta', 'url', 'urls']);
+        expect(Object.keys(res.body)).toEqual(
+          hierarchical
+            ? ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']
+            : ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'meta', 'url', 'urls'],
+        );
         expect(res.body).toMatchObject({ count: 0, description: 'Fresh air', taxonomy, meta: [] });
         expect(res.body.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1(:\\d+)?/${publicPath}/${res.body.slug}/$`));
         expect(res.body.urls).toEqual({
@@ -44,13 +54,20 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       });
 
       it('accepts form-encoded bodies', async () => {
-        const res = await http(service).post(base).auth(...service.as('editor')).type('form').send({ name: unique('Form'), slug: `form-${key}` });
+        const res = await http(service)
+          .post(base)
+          .auth(...service.as('editor'))
+          .type('form')
+          .send({ name: unique('Form'), slug: `form-${key}` });
         expect(res.status).toBe(201);
         expect(res.body.slug).toBe(`form-${key}`);
       });
 
       it('sanitises the description', async () => {
-        const res = await create({ name: unique('Html'), description: '<p onclick="x()">Hi <script>alert(1)</script><b>there</b></p>' });
+        const res = await create({
+          name: unique('Html'),
+          description: '<p onclick="x()">Hi <script>alert(1)</script><b>there</b></p>',
+        });
         expect(res.body.description).toBe('<p>Hi <b>there</b></p>');
       });
 
@@ -94,13 +111,21 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       });
 
       it('answers malformed JSON with rest_invalid_json', async () => {
-        const res = await http(service).post(base).auth(...service.as('editor')).set('Content-Type', 'application/json').send('{"name":');
+        const res = await http(service)
+          .post(base)
+          .auth(...service.as('editor'))
+          .set('Content-Type', 'application/json')
+          .send('{"name":');
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('rest_invalid_json');
       });
 
       it('answers an unsupported content type with 415', async () => {
-        const res = await http(service).post(base).auth(...service.as('editor')).set('Content-Type', 'text/plain').send('name=x');
+        const res = await http(service)
+          .post(base)
+          .auth(...service.as('editor'))
+          .set('Content-Type', 'text/plain')
+          .send('name=x');
         expect(res.status).toBe(415);
         expect(res.body.code).toBe('rest_unsupported_media_type');
       });
@@ -125,33 +150,62 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         }
       });
 
-      it.each(['subscriber', 'contributor', 'author'] as const)('answers %s writes 403 rest_forbidden', async (role) => {
-        const term = (await create({ name: unique('Locked') })).body;
-        for (const res of [
-          await create({ name: unique('Nope') }, role),
-          await create({}, role),
-          await http(service).patch(`${base}/${term.id}`).auth(...service.as(role)).send({ name: 'y' }),
-          await http(service).delete(`${base}/${term.id}`).auth(...service.as(role)),
-        ]) {
-          expect(res.status).toBe(403);
-          expect(res.body).toMatchObject({ code: 'rest_forbidden', data: { status: 403 } });
-        }
-      });
+      it.each(['subscriber', 'contributor', 'author'] as const)(
+        'answers %s writes 403 rest_forbidden',
+        async (role) => {
+          const term = (await create({ name: unique('Locked') })).body;
+          for (const res of [
+            await create({ name: unique('Nope') }, role),
+            await create({}, role),
+            await http(service)
+              .patch(`${base}/${term.id}`)
+              .auth(...service.as(role))
+              .send({ name: 'y' }),
+            await http(service)
+              .delete(`${base}/${term.id}`)
+              .auth(...service.as(role)),
+          ]) {
+            expect(res.status).toBe(403);
+            expect(res.body).toMatchObject({ code: 'rest_forbidden', data: { status: 403 } });
+          }
+        },
+      );
 
       it.each(['editor', 'administrator'] as const)('lets %s create, update and delete', async (role) => {
         const created = await create({ name: unique('Managed') }, role);
         expect(created.status).toBe(201);
-        const updated = await http(service).put(`${base}/${created.body.id}`).auth(...service.as(role)).send({ description: 'changed' });
+        const updated = await http(service)
+          .put(`${base}/${created.body.id}`)
+          .auth(...service.as(role))
+          .send({ description: 'changed' });
         expect(updated.status).toBe(200);
-        const deleted = await http(service).delete(`${base}/${created.body.id}`).auth(...service.as(role));
+        const deleted = await http(service)
+          .delete(`${base}/${created.body.id}`)
+          .auth(...service.as(role));
         expect(deleted.status).toBe(200);
       });
 
-      it.each(['subscriber', 'contributor', 'author', 'editor', 'administrator'] as const)('lets %s read', async (role) => {
-        const term = (await create({ name: unique('Readable') })).body;
-        expect((await http(service).get(`${base}/${term.id}`).auth(...service.as(role))).status).toBe(200);
-        expect((await http(service).get(base).query({ hide_empty: false }).auth(...service.as(role))).status).toBe(200);
-      });
+      it.each(['subscriber', 'contributor', 'author', 'editor', 'administrator'] as const)(
+        'lets %s read',
+        async (role) => {
+          const term = (await create({ name: unique('Readable') })).body;
+          expect(
+            (
+              await http(service)
+                .get(`${base}/${term.id}`)
+                .auth(...service.as(role))
+            ).status,
+          ).toBe(200);
+          expect(
+            (
+              await http(service)
+                .get(base)
+                .query({ hide_empty: false })
+                .auth(...service.as(role))
+            ).status,
+          ).toBe(200);
+        },
+      );
     });
 
     describe('read', () => {
@@ -164,11 +218,19 @@ describe.each(ENGINES)('terms on %s', (engine) => {
 
       it('answers an unknown id, or an id of the other taxonomy, with 400 naming id', async () => {
         const other = key === 'categories' ? 'tags' : 'categories';
-        const foreign = (await http(service).post(`${NS}/${other}`).auth(...service.as('editor')).send({ name: unique('Foreign') })).body;
+        const foreign = (
+          await http(service)
+            .post(`${NS}/${other}`)
+            .auth(...service.as('editor'))
+            .send({ name: unique('Foreign') })
+        ).body;
         for (const id of [999999, 0, foreign.id]) {
           const res = await http(service).get(`${base}/${id}`);
           expect(res.status).toBe(400);
-          expect(res.body).toMatchObject({ code: 'rest_invalid_param', data: { status: 400, params: { id: expect.any(String) } } });
+          expect(res.body).toMatchObject({
+            code: 'rest_invalid_param',
+            data: { status: 400, params: { id: expect.any(String) } },
+          });
         }
       });
 
@@ -184,46 +246,76 @@ describe.each(ENGINES)('terms on %s', (engine) => {
     describe('update', () => {
       it.each(['post', 'put', 'patch'] as const)('%s changes only the fields sent', async (method) => {
         const term = (await create({ name: unique('Before'), description: 'Kept' })).body;
-        const res = await http(service)[method](`${base}/${term.id}`).auth(...service.as('editor')).send({ name: `${term.name} after` });
+        const res = await http(service)
+          [method](`${base}/${term.id}`)
+          .auth(...service.as('editor'))
+          .send({ name: `${term.name} after` });
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ id: term.id, name: `${term.name} after`, description: 'Kept', slug: term.slug });
+        expect(res.body).toMatchObject({
+          id: term.id,
+          name: `${term.name} after`,
+          description: 'Kept',
+          slug: term.slug,
+        });
         expect((await http(service).get(`${base}/${term.id}`)).body.name).toBe(`${term.name} after`);
       });
 
       it('changes the slug, and refuses one taken by another term with term_exists', async () => {
         const a = (await create({ name: unique('Slug A') })).body;
         const b = (await create({ name: unique('Slug B') })).body;
-        const moved = await http(service).patch(`${base}/${a.id}`).auth(...service.as('editor')).send({ slug: `${a.slug}-moved` });
+        const moved = await http(service)
+          .patch(`${base}/${a.id}`)
+          .auth(...service.as('editor'))
+          .send({ slug: `${a.slug}-moved` });
         expect(moved.body.slug).toBe(`${a.slug}-moved`);
-        const taken = await http(service).patch(`${base}/${a.id}`).auth(...service.as('editor')).send({ slug: b.slug });
+        const taken = await http(service)
+          .patch(`${base}/${a.id}`)
+          .auth(...service.as('editor'))
+          .send({ slug: b.slug });
         expect(taken.status).toBe(400);
         expect(taken.body).toMatchObject({ code: 'term_exists', data: { term_id: b.id } });
-        const own = await http(service).patch(`${base}/${a.id}`).auth(...service.as('editor')).send({ slug: `${a.slug}-moved` });
+        const own = await http(service)
+          .patch(`${base}/${a.id}`)
+          .auth(...service.as('editor'))
+          .send({ slug: `${a.slug}-moved` });
         expect(own.status).toBe(200);
       });
 
       it('refuses a rename onto a name in use at the same level', async () => {
         const a = (await create({ name: unique('Name A') })).body;
         const b = (await create({ name: unique('Name B') })).body;
-        const res = await http(service).patch(`${base}/${a.id}`).auth(...service.as('editor')).send({ name: b.name });
+        const res = await http(service)
+          .patch(`${base}/${a.id}`)
+          .auth(...service.as('editor'))
+          .send({ name: b.name });
         expect(res.status).toBe(400);
         expect(res.body).toMatchObject({ code: 'term_exists', data: { term_id: b.id } });
       });
 
       it('accepts form-encoded updates', async () => {
         const term = (await create({ name: unique('Form update') })).body;
-        const res = await http(service).post(`${base}/${term.id}`).auth(...service.as('editor')).type('form').send({ description: 'via form' });
+        const res = await http(service)
+          .post(`${base}/${term.id}`)
+          .auth(...service.as('editor'))
+          .type('form')
+          .send({ description: 'via form' });
         expect(res.status).toBe(200);
         expect(res.body.description).toBe('via form');
       });
 
       it('answers an unknown id with 400 naming id, and empty fields with 400 naming them', async () => {
-        const unknown = await http(service).patch(`${base}/999999`).auth(...service.as('editor')).send({ name: 'x' });
+        const unknown = await http(service)
+          .patch(`${base}/999999`)
+          .auth(...service.as('editor'))
+          .send({ name: 'x' });
         expect(unknown.status).toBe(400);
         expect(Object.keys(unknown.body.data.params)).toEqual(['id']);
         const term = (await create({ name: unique('Empty') })).body;
         for (const field of ['name', 'description', 'slug']) {
-          const res = await http(service).patch(`${base}/${term.id}`).auth(...service.as('editor')).send({ [field]: '' });
+          const res = await http(service)
+            .patch(`${base}/${term.id}`)
+            .auth(...service.as('editor'))
+            .send({ [field]: '' });
           expect(res.status).toBe(400);
           expect(Object.keys(res.body.data.params)).toEqual([field]);
         }
@@ -234,11 +326,15 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       it('deletes permanently, answering the term as it was; a second delete is 400', async () => {
         const term = (await create({ name: unique('Doomed') })).body;
         const eventId = await insertEvent(service.database.db, 'publish', [term.id]);
-        const res = await http(service).delete(`${base}/${term.id}`).auth(...service.as('editor'));
+        const res = await http(service)
+          .delete(`${base}/${term.id}`)
+          .auth(...service.as('editor'));
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: term.id, name: term.name, count: 1 });
         expect((await http(service).get(`${base}/${term.id}`)).status).toBe(400);
-        const again = await http(service).delete(`${base}/${term.id}`).auth(...service.as('editor'));
+        const again = await http(service)
+          .delete(`${base}/${term.id}`)
+          .auth(...service.as('editor'));
         expect(again.status).toBe(400);
         expect(again.body.code).toBe('rest_invalid_param');
         const links = await service.database.db('term_relationships').where({ post_id: eventId });
@@ -247,7 +343,10 @@ describe.each(ENGINES)('terms on %s', (engine) => {
     });
 
     describe('list', () => {
-      const list = (query: Record<string, unknown> = {}) => http(service).get(base).query({ hide_empty: false, ...query });
+      const list = (query: Record<string, unknown> = {}) =>
+        http(service)
+          .get(base)
+          .query({ hide_empty: false, ...query });
 
       it('answers the envelope in the plugin key order, with paging headers', async () => {
         const res = await list({ per_page: 1 });
@@ -292,13 +391,29 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       });
 
       it.each([
-        ['page', 0], ['page', -1], ['page', 'foo'], ['page', 2.5], ['page', ''],
-        ['per_page', 0], ['per_page', -1], ['per_page', 'foo'], ['per_page', 2.5],
-        ['search', ''], ['order', ''], ['orderby', ''], ['slug', ''],
-        ['include', 'x y'], ['exclude', 0], ['post', 'abc'], ['event', 0], ['hide_empty', 'maybe'],
+        ['page', 0],
+        ['page', -1],
+        ['page', 'foo'],
+        ['page', 2.5],
+        ['page', ''],
+        ['per_page', 0],
+        ['per_page', -1],
+        ['per_page', 'foo'],
+        ['per_page', 2.5],
+        ['search', ''],
+        ['order', ''],
+        ['orderby', ''],
+        ['slug', ''],
+        ['include', 'x y'],
+        ['exclude', 0],
+        ['post', 'abc'],
+        ['event', 0],
+        ['hide_empty', 'maybe'],
         ['i18n_language', 'xx'],
       ])('answers %s=%j with 400 naming it', async (name, value) => {
-        const res = await http(service).get(base).query({ [name]: value });
+        const res = await http(service)
+          .get(base)
+          .query({ [name]: value });
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('rest_invalid_param');
         expect(Object.keys(res.body.data.params)).toEqual([name]);
@@ -309,7 +424,12 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         const draftOnly = (await create({ name: unique('Draft only') })).body;
         await insertEvent(service.database.db, 'publish', [used.id]);
         await insertEvent(service.database.db, 'draft', [draftOnly.id]);
-        const ids = async (query: object) => (await http(service).get(base).query({ per_page: 50, ...query })).body[key].map((t: { id: number }) => t.id);
+        const ids = async (query: object) =>
+          (
+            await http(service)
+              .get(base)
+              .query({ per_page: 50, ...query })
+          ).body[key].map((t: { id: number }) => t.id);
         expect(await ids({})).toContain(used.id);
         expect(await ids({})).not.toContain(draftOnly.id);
         expect(await ids({ hide_empty: 1 })).not.toContain(draftOnly.id);
@@ -321,7 +441,9 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         const jazz = (await create({ name: unique('Smooth JAZZ'), slug: `zz-unusual-${key}` })).body;
         const percent = (await create({ name: unique('100% fun') })).body;
         expect((await list({ search: 'smooth jazz' })).body[key].map((t: { id: number }) => t.id)).toEqual([jazz.id]);
-        expect((await list({ search: `unusual-${key}` })).body[key].map((t: { id: number }) => t.id)).toEqual([jazz.id]);
+        expect((await list({ search: `unusual-${key}` })).body[key].map((t: { id: number }) => t.id)).toEqual([
+          jazz.id,
+        ]);
         expect((await list({ search: '0% f' })).body[key].map((t: { id: number }) => t.id)).toEqual([percent.id]);
         const none = await list({ search: 'no-such-term-anywhere' });
         expect(none.body).toMatchObject({ total: 0, total_pages: 0, [key]: [] });
@@ -330,7 +452,10 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       it('includes and excludes by id or slug, in every array form', async () => {
         const a = (await create({ name: unique('Inc A') })).body;
         const b = (await create({ name: unique('Inc B') })).body;
-        const ids = async (query: string) => (await http(service).get(`${base}?hide_empty=0&per_page=50&${query}`)).body[key].map((t: { id: number }) => t.id).sort();
+        const ids = async (query: string) =>
+          (await http(service).get(`${base}?hide_empty=0&per_page=50&${query}`)).body[key]
+            .map((t: { id: number }) => t.id)
+            .sort();
         expect(await ids(`include=${a.id},${b.id}`)).toEqual([a.id, b.id].sort());
         expect(await ids(`include=${a.id}&include=${b.slug}`)).toEqual([a.id, b.id].sort());
         expect(await ids(`include[]=${a.id}&include[]=${b.id}`)).toEqual([a.id, b.id].sort());
@@ -347,7 +472,8 @@ describe.each(ENGINES)('terms on %s', (engine) => {
       it('orders by name by default and by the attribute asked for', async () => {
         const z = (await create({ name: `zzz ${key} order`, slug: `aaa-${key}-order` })).body;
         const a = (await create({ name: `aaa ${key} order`, slug: `zzz-${key}-order` })).body;
-        const names = async (query: object) => (await list({ search: `${key} order`, ...query })).body[key].map((t: { id: number }) => t.id);
+        const names = async (query: object) =>
+          (await list({ search: `${key} order`, ...query })).body[key].map((t: { id: number }) => t.id);
         expect(await names({})).toEqual([a.id, z.id]);
         expect(await names({ order: 'DESC' })).toEqual([z.id, a.id]);
         expect(await names({ order: 'sideways' })).toEqual([z.id, a.id]);
@@ -365,13 +491,17 @@ describe.each(ENGINES)('terms on %s', (engine) => {
         const b = (await create({ name: unique('Event term B') })).body;
         const first = await insertEvent(service.database.db, 'draft', [a.id]);
         const second = await insertEvent(service.database.db, 'draft', [b.id]);
-        const ids = async (query: Record<string, unknown>) => (await list(query)).body[key].map((t: { id: number }) => t.id);
+        const ids = async (query: Record<string, unknown>) =>
+          (await list(query)).body[key].map((t: { id: number }) => t.id);
         expect(await ids({ slug: a.slug })).toEqual([a.id]);
         expect(await ids({ post: first })).toEqual([a.id]);
         expect(await ids({ event: second })).toEqual([b.id]);
         expect(await ids({ post: first, event: second })).toEqual([b.id]);
         const venue = await insertPost(service.database.db, 'venue');
-        for (const [name, value] of [['post', 999999], ['event', venue]] as const) {
+        for (const [name, value] of [
+          ['post', 999999],
+          ['event', venue],
+        ] as const) {
           const res = await list({ [name]: value });
           expect(res.status).toBe(400);
           expect(Object.keys(res.body.data.params)).toEqual([name]);
@@ -419,12 +549,15 @@ describe.each(ENGINES)('terms on %s', (engine) => {
           expect(children.body.rest_url).toContain(`parent=${parent.id}`);
         });
 
-        it.each([[0, 'rest_invalid_param'], [999999, 'rest_term_invalid'], ['abc', 'rest_invalid_param']])(
-          'refuses parent %j on create with %s', async (parent, code) => {
-            const res = await create({ name: unique('Orphan'), parent });
-            expect(res.status).toBe(400);
-            expect(res.body.code).toBe(code);
-          });
+        it.each([
+          [0, 'rest_invalid_param'],
+          [999999, 'rest_term_invalid'],
+          ['abc', 'rest_invalid_param'],
+        ])('refuses parent %j on create with %s', async (parent, code) => {
+          const res = await create({ name: unique('Orphan'), parent });
+          expect(res.status).toBe(400);
+          expect(res.body.code).toBe(code);
+        });
 
         it('answers an unknown or zero parent filter with 400', async () => {
           for (const parent of [999999, 0]) {
@@ -439,11 +572,17 @@ describe.each(ENGINES)('terms on %s', (engine) => {
           const mid = (await create({ name: unique('Mid'), parent: root.id })).body;
           const leaf = (await create({ name: unique('Leaf'), parent: mid.id })).body;
           for (const parent of [root.id, leaf.id]) {
-            const res = await http(service).patch(`${base}/${root.id}`).auth(...service.as('editor')).send({ parent });
+            const res = await http(service)
+              .patch(`${base}/${root.id}`)
+              .auth(...service.as('editor'))
+              .send({ parent });
             expect(res.status).toBe(400);
             expect(Object.keys(res.body.data.params)).toEqual(['parent']);
           }
-          const top = await http(service).patch(`${base}/${leaf.id}`).auth(...service.as('editor')).send({ parent: 0 });
+          const top = await http(service)
+            .patch(`${base}/${leaf.id}`)
+            .auth(...service.as('editor'))
+            .send({ parent: 0 });
           expect(top.body.parent).toBe(0);
           expect(top.body.urls.up).toBeUndefined();
         });
@@ -452,7 +591,10 @@ describe.each(ENGINES)('terms on %s', (engine) => {
           const root = (await create({ name: unique('Grand') })).body;
           const mid = (await create({ name: unique('Middle'), parent: root.id })).body;
           const leaf = (await create({ name: unique('Small'), parent: mid.id })).body;
-          await http(service).delete(`${base}/${mid.id}`).auth(...service.as('editor')).expect(200);
+          await http(service)
+            .delete(`${base}/${mid.id}`)
+            .auth(...service.as('editor'))
+            .expect(200);
           expect((await http(service).get(`${base}/${leaf.id}`)).body.parent).toBe(root.id);
         });
       });

@@ -10,14 +10,30 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import knex from 'knex';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import { basicAuth, cli, freePort, INTEGRITY_QUERIES, killAll, outputOf, request, ROOT, startServer, TSX } from './support';
+import {
+  basicAuth,
+  cli,
+  freePort,
+  INTEGRITY_QUERIES,
+  killAll,
+  outputOf,
+  request,
+  ROOT,
+  startServer,
+  TSX,
+} from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'keeper', ADMIN_PASSWORD: 'a backed-up admin password' };
 const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const WRITERS = 4;
 
-interface Write { id: number; title: string; sentAt: number; ackedAt: number }
+interface Write {
+  id: number;
+  title: string;
+  sentAt: number;
+  ackedAt: number;
+}
 
 /** Runs the CLI without blocking this process (the writers go on meanwhile). */
 function cliAsync(url: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -25,8 +41,12 @@ function cliAsync(url: string, ...args: string[]): Promise<{ status: number | nu
     const child = spawn(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     child.on('exit', (status) => resolve({ status, stdout, stderr }));
   });
 }
@@ -57,10 +77,15 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
           const title = `Backed up ${loop}-${++serial}`;
           const sentAt = performance.now();
           const res = await request(base, 'POST', `${NAMESPACE}/events`, {
-            auth: AUTH, body: { title, start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' }, timeoutMs: 30_000,
+            auth: AUTH,
+            body: { title, start_date: '2027-07-01 10:00:00', end_date: '2027-07-01 11:00:00' },
+            timeoutMs: 30_000,
           });
           if (res.status === 201) writes.push({ id: res.body.id, title, sentAt, ackedAt: performance.now() });
-          else if (!stop) throw new Error(`a write failed during the backup: ${res.status} ${JSON.stringify(res.body)}\n${outputOf(server)}`);
+          else if (!stop)
+            throw new Error(
+              `a write failed during the backup: ${res.status} ${JSON.stringify(res.body)}\n${outputOf(server)}`,
+            );
         }
       };
       const writers = Array.from({ length: WRITERS }, (_, i) => writer(i));
@@ -94,9 +119,15 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
         expect({ status: load.status, stderr: load.stderr }).toEqual({ status: 0, stderr: '' });
         expect(load.lines[0]).toMatchObject({ verified: true });
       }
-      const db = knex(engine === 'sqlite'
-        ? { client: 'better-sqlite3', connection: { filename: restored.url.slice('sqlite:'.length) }, useNullAsDefault: true }
-        : { client: 'pg', connection: restored.url, pool: { min: 0, max: 1 } });
+      const db = knex(
+        engine === 'sqlite'
+          ? {
+              client: 'better-sqlite3',
+              connection: { filename: restored.url.slice('sqlite:'.length) },
+              useNullAsDefault: true,
+            }
+          : { client: 'pg', connection: restored.url, pool: { min: 0, max: 1 } },
+      );
       try {
         for (const [what, sql] of INTEGRITY_QUERIES) {
           const rows = await db.raw(sql);
@@ -113,9 +144,16 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
         const res = await request(restoredBase, 'GET', `${NAMESPACE}/events/${w.id}`, { auth: AUTH });
         expect([w.id, res.status, res.body.title]).toEqual([w.id, 200, w.title]);
       }
-      for (const w of after) expect([w.id, (await request(restoredBase, 'GET', `${NAMESPACE}/events/${w.id}`, { auth: AUTH })).status]).toEqual([w.id, 404]);
+      for (const w of after)
+        expect([
+          w.id,
+          (await request(restoredBase, 'GET', `${NAMESPACE}/events/${w.id}`, { auth: AUTH })).status,
+        ]).toEqual([w.id, 404]);
       // the restored service takes writes, with ids past the ones it holds
-      const created = await request(restoredBase, 'POST', `${NAMESPACE}/events`, { auth: AUTH, body: { title: 'After restore', start_date: '2027-08-01 10:00:00', end_date: '2027-08-01 11:00:00' } });
+      const created = await request(restoredBase, 'POST', `${NAMESPACE}/events`, {
+        auth: AUTH,
+        body: { title: 'After restore', start_date: '2027-08-01 10:00:00', end_date: '2027-08-01 11:00:00' },
+      });
       expect(created.status).toBe(201);
       again.kill('SIGTERM');
     } finally {
@@ -126,4 +164,3 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
     }
   }, 180_000);
 });
-

@@ -7,7 +7,18 @@
 import Database from 'better-sqlite3';
 import knex from 'knex';
 import { ENGINES, freshDatabaseUrl, type Engine } from '../support/engines';
-import { basicAuth, exited, freePort, INTEGRITY_QUERIES, killAll, mapLimit, outputOf, request, startServer, type Answer } from './support';
+import {
+  basicAuth,
+  exited,
+  freePort,
+  INTEGRITY_QUERIES,
+  killAll,
+  mapLimit,
+  outputOf,
+  request,
+  startServer,
+  type Answer,
+} from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'keeper', ADMIN_PASSWORD: 'a durable admin password' };
 const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
@@ -49,7 +60,9 @@ interface CycleReport {
 
 describe.each(ENGINES)('durability on %s', (engine: Engine) => {
   let database: { url: string; drop(): Promise<void> };
-  beforeAll(async () => { database = await freshDatabaseUrl(engine); });
+  beforeAll(async () => {
+    database = await freshDatabaseUrl(engine);
+  });
   afterAll(async () => {
     await killAll();
     await database.drop();
@@ -94,16 +107,29 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
             const website = `https://example.com/${run}/c${cycle}/l${l}/n${i}/created`;
             const tag = `durable-${run}-l${l}`;
             const body = {
-              title, website, status: 'publish', tags: [tag], description: `<p>Load event ${i} of loop ${l}</p>`,
-              start_date: `2031-05-${day} ${hour}:00:00`, end_date: `2031-05-${day} ${hour}:45:00`,
+              title,
+              website,
+              status: 'publish',
+              tags: [tag],
+              description: `<p>Load event ${i} of loop ${l}</p>`,
+              start_date: `2031-05-${day} ${hour}:00:00`,
+              end_date: `2031-05-${day} ${hour}:45:00`,
             };
             const answer = await send('POST', '/events', body);
             if (answer.status === 201) {
               acked.events++;
               const b = answer.body;
               events.push({
-                id: b.id, loop: l, title: b.title, slug: b.slug, start_date: b.start_date, end_date: b.end_date,
-                utc_start_date: b.utc_start_date, utc_end_date: b.utc_end_date, tag, websites: [{ value: b.website, acked: true }],
+                id: b.id,
+                loop: l,
+                title: b.title,
+                slug: b.slug,
+                start_date: b.start_date,
+                end_date: b.end_date,
+                utc_start_date: b.utc_start_date,
+                utc_end_date: b.utc_end_date,
+                tag,
+                websites: [{ value: b.website, acked: true }],
               });
               if (b.title !== title || b.start_date !== body.start_date || b.website !== website) {
                 problems.push(`cycle ${cycle}: the create answered ${JSON.stringify(b)} for ${JSON.stringify(body)}`);
@@ -114,7 +140,12 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
             const answer = await send('POST', '/categories', body);
             if (answer.status === 201) {
               acked.categories++;
-              categories.push({ id: answer.body.id, name: answer.body.name, slug: answer.body.slug, description: answer.body.description });
+              categories.push({
+                id: answer.body.id,
+                name: answer.body.name,
+                slug: answer.body.slug,
+                description: answer.body.description,
+              });
             }
           } else {
             // patches of the loop's own events, one at a time: the order of acknowledgements is the order of writes
@@ -125,7 +156,8 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
             if (answer.status === 200) {
               acked.patches++;
               entry.acked = true;
-              if (answer.body.website !== entry.value) problems.push(`cycle ${cycle}: PATCH ${target.id} answered website ${answer.body.website}`);
+              if (answer.body.website !== entry.value)
+                problems.push(`cycle ${cycle}: PATCH ${target.id} answered website ${answer.body.website}`);
             }
           }
         }
@@ -141,7 +173,8 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
       // kill a randomised moment into the load, once a few writes have been answered (bounded on a slow machine)
       const delay = 300 + Math.floor(Math.random() * 1200);
       await new Promise((r) => setTimeout(r, delay));
-      for (let waited = 0; acked.events + acked.categories < 5 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      for (let waited = 0; acked.events + acked.categories < 5 && waited < 10_000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
       const inFlightAtKill = inFlight;
       stop = true;
       server.kill('SIGKILL');
@@ -166,13 +199,18 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
       expect(unanswered).toBeLessThanOrEqual(inFlightAtKill); // no request failed for another reason than the kill
     }
 
-    const total = reports.reduce((sum, r) => ({
-      writes: sum.writes + r.acknowledged.events + r.acknowledged.categories + r.acknowledged.patches,
-      inFlight: sum.inFlight + r.inFlightAtKill,
-    }), { writes: 0, inFlight: 0 });
-    console.log(`durability on ${engine}: ${reports.length} SIGKILLs, ${total.writes} acknowledged writes `
-      + `(${events.length} events, ${categories.length} categories, ${total.writes - events.length - categories.length} patches), `
-      + `${total.inFlight} requests in flight at the kills\n${reports.map((r) => JSON.stringify(r)).join('\n')}`);
+    const total = reports.reduce(
+      (sum, r) => ({
+        writes: sum.writes + r.acknowledged.events + r.acknowledged.categories + r.acknowledged.patches,
+        inFlight: sum.inFlight + r.inFlightAtKill,
+      }),
+      { writes: 0, inFlight: 0 },
+    );
+    console.log(
+      `durability on ${engine}: ${reports.length} SIGKILLs, ${total.writes} acknowledged writes ` +
+        `(${events.length} events, ${categories.length} categories, ${total.writes - events.length - categories.length} patches), ` +
+        `${total.inFlight} requests in flight at the kills\n${reports.map((r) => JSON.stringify(r)).join('\n')}`,
+    );
     expect(events.length).toBeGreaterThan(0);
     expect(categories.length).toBeGreaterThan(0);
   }, 240_000);
@@ -182,16 +220,24 @@ describe.each(ENGINES)('durability on %s', (engine: Engine) => {
 async function verifyEvents(base: string, events: AckedEvent[]): Promise<string[]> {
   const problems = await mapLimit(events, 6, async (event) => {
     const answer = await request(base, 'GET', `/events/${event.id}`, { auth: AUTH });
-    if (answer.status !== 200) return [`event ${event.id} (${event.title}): GET answered ${answer.status} ${JSON.stringify(answer.body)}`];
+    if (answer.status !== 200)
+      return [`event ${event.id} (${event.title}): GET answered ${answer.status} ${JSON.stringify(answer.body)}`];
     const b = answer.body;
     const found: string[] = [];
     for (const field of ['title', 'slug', 'start_date', 'end_date', 'utc_start_date', 'utc_end_date'] as const) {
-      if (b[field] !== event[field]) found.push(`event ${event.id}: ${field} is ${JSON.stringify(b[field])}, acknowledged ${JSON.stringify(event[field])}`);
+      if (b[field] !== event[field])
+        found.push(
+          `event ${event.id}: ${field} is ${JSON.stringify(b[field])}, acknowledged ${JSON.stringify(event[field])}`,
+        );
     }
     const last = event.websites.map((w) => w.acked).lastIndexOf(true);
     const allowed = event.websites.slice(last).map((w) => w.value);
-    if (!allowed.includes(b.website)) found.push(`event ${event.id}: website is ${b.website}, acknowledged ${allowed[0]} (later ones unacknowledged: ${allowed.slice(1).join(', ') || 'none'})`);
-    if (!(b.tags as Array<{ name: string }>).some((t) => t.name === event.tag)) found.push(`event ${event.id}: lost its tag ${event.tag}`);
+    if (!allowed.includes(b.website))
+      found.push(
+        `event ${event.id}: website is ${b.website}, acknowledged ${allowed[0]} (later ones unacknowledged: ${allowed.slice(1).join(', ') || 'none'})`,
+      );
+    if (!(b.tags as Array<{ name: string }>).some((t) => t.name === event.tag))
+      found.push(`event ${event.id}: lost its tag ${event.tag}`);
     return found;
   });
   return problems.flat();
@@ -200,11 +246,17 @@ async function verifyEvents(base: string, events: AckedEvent[]): Promise<string[
 async function verifyCategories(base: string, categories: AckedCategory[]): Promise<string[]> {
   const problems = await mapLimit(categories, 6, async (category) => {
     const answer = await request(base, 'GET', `/categories/${category.id}`, { auth: AUTH });
-    if (answer.status !== 200) return [`category ${category.id} (${category.name}): GET answered ${answer.status} ${JSON.stringify(answer.body)}`];
+    if (answer.status !== 200)
+      return [
+        `category ${category.id} (${category.name}): GET answered ${answer.status} ${JSON.stringify(answer.body)}`,
+      ];
     const b = answer.body;
     return (['name', 'slug', 'description'] as const)
       .filter((field) => b[field] !== category[field])
-      .map((field) => `category ${category.id}: ${field} is ${JSON.stringify(b[field])}, acknowledged ${JSON.stringify(category[field])}`);
+      .map(
+        (field) =>
+          `category ${category.id}: ${field} is ${JSON.stringify(b[field])}, acknowledged ${JSON.stringify(category[field])}`,
+      );
   });
   return problems.flat();
 }
@@ -216,7 +268,8 @@ async function integrityProblems(engine: Engine, url: string): Promise<string[]>
     const file = new Database(url.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
     try {
       const integrity = file.pragma('integrity_check') as Array<{ integrity_check: string }>;
-      if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok') problems.push(`integrity_check: ${JSON.stringify(integrity)}`);
+      if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok')
+        problems.push(`integrity_check: ${JSON.stringify(integrity)}`);
       const foreignKeys = file.pragma('foreign_key_check') as unknown[];
       if (foreignKeys.length) problems.push(`foreign_key_check: ${JSON.stringify(foreignKeys.slice(0, 20))}`);
       for (const [name, sql] of INTEGRITY_QUERIES) {

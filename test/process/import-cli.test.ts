@@ -11,14 +11,31 @@ import { spawn } from 'node:child_process';
 import { cli, ROOT, TSX } from './support';
 
 /** The CLI without blocking this process (which serves the URL it fetches). */
-function cliAsync(url: string, ...args: string[]): Promise<{ status: number | null; lines: unknown[]; stderr: string }> {
+function cliAsync(
+  url: string,
+  ...args: string[]
+): Promise<{ status: number | null; lines: unknown[]; stderr: string }> {
   const child = spawn(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
   let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return new Promise((resolve) => child.on('close', (status) => resolve({
-    status, stderr, lines: stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown),
-  })));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) =>
+    child.on('close', (status) =>
+      resolve({
+        status,
+        stderr,
+        lines: stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as unknown),
+      }),
+    ),
+  );
 }
 
 const GOOGLE = path.join(__dirname, '..', 'fixtures', 'ical', 'google.ics');
@@ -28,7 +45,10 @@ describe.each(ENGINES)('import commands on %s', (engine) => {
   let server: http.Server;
   beforeAll(async () => {
     database = await freshDatabaseUrl(engine);
-    server = http.createServer((_req, res) => { res.setHeader('Content-Type', 'text/calendar'); res.end(fs.readFileSync(GOOGLE)); });
+    server = http.createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/calendar');
+      res.end(fs.readFileSync(GOOGLE));
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
   afterAll(async () => {

@@ -42,20 +42,32 @@ export interface StartOptions {
   createUsers?: boolean;
 }
 
-export async function startService(engine: Engine, env: Record<string, string> = {}, logger = createLogger('silent'), options: StartOptions = {}): Promise<TestService> {
+export async function startService(
+  engine: Engine,
+  env: Record<string, string> = {},
+  logger = createLogger('silent'),
+  options: StartOptions = {},
+): Promise<TestService> {
   setClock(clockStartingAt(TEST_NOW));
   const database = await freshDatabase(engine);
   await migrate(database.db);
   await options.prepare?.(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };
-  const context = { config, db: database.db, spec: loadSpec(), throttle: createThrottle(database.db, config, database.schema) };
+  const context = {
+    config,
+    db: database.db,
+    spec: loadSpec(),
+    throttle: createThrottle(database.db, config, database.schema),
+  };
   const app = createApp(context, { logger, validateResponses: true });
   const users = {} as TestService['users'];
   for (const role of options.createUsers === false ? [] : ROLES) {
     const user = await createUser(database.db, `${role}-user`, role, PASSWORD);
     users[role] = { id: user.id, login: user.login, password: PASSWORD };
   }
-  const server = await new Promise<Server>((resolve) => { const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
   return {
     app,
     server,

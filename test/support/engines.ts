@@ -48,7 +48,10 @@ export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; d
     const os = await import('node:os');
     const path = await import('node:path');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-test-'));
-    return { url: `sqlite:${path.join(dir, 'calendar.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${path.join(dir, 'calendar.sqlite')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const database = await freshDatabase('postgres');
   await database.db.destroy();

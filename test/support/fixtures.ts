@@ -7,13 +7,26 @@ let counter = 0;
 
 export async function insertEvent(db: Db, status = 'publish', termIds: number[] = []): Promise<number> {
   const now = utcNow();
-  const [row] = await db('posts').insert({
-    type: 'event', status, slug: `fixture-event-${++counter}-${Date.now()}`, language: 'en', title: 'Fixture',
-    date_utc: now, modified_utc: now,
-  }).returning('id');
+  const [row] = await db('posts')
+    .insert({
+      type: 'event',
+      status,
+      slug: `fixture-event-${++counter}-${Date.now()}`,
+      language: 'en',
+      title: 'Fixture',
+      date_utc: now,
+      modified_utc: now,
+    })
+    .returning('id');
   const id = Number(row.id);
   await db('events').insert({
-    post_id: id, status, start_local: now, end_local: now, start_utc: now, end_utc: now, timezone: 'UTC',
+    post_id: id,
+    status,
+    start_local: now,
+    end_local: now,
+    start_utc: now,
+    end_utc: now,
+    timezone: 'UTC',
   });
   if (termIds.length) await db('term_relationships').insert(termIds.map((term_id) => ({ post_id: id, term_id })));
   await refreshCounts(db, termIds);
@@ -22,17 +35,26 @@ export async function insertEvent(db: Db, status = 'publish', termIds: number[] 
 
 export async function insertPost(db: Db, type: 'venue' | 'organizer'): Promise<number> {
   const now = utcNow();
-  const [row] = await db('posts').insert({
-    type, status: 'publish', slug: `fixture-${type}-${++counter}-${Date.now()}`, language: 'en', title: 'Fixture',
-    date_utc: now, modified_utc: now,
-  }).returning('id');
+  const [row] = await db('posts')
+    .insert({
+      type,
+      status: 'publish',
+      slug: `fixture-${type}-${++counter}-${Date.now()}`,
+      language: 'en',
+      title: 'Fixture',
+      date_utc: now,
+      modified_utc: now,
+    })
+    .returning('id');
   return Number(row.id);
 }
 
 /** A venue stored directly (until venues can be written through the API). */
 export async function insertVenue(db: Db, name: string, fields: Record<string, unknown> = {}): Promise<number> {
   const id = await insertPost(db, 'venue');
-  await db('posts').where({ id }).update({ title: name, slug: `venue-${id}` });
+  await db('posts')
+    .where({ id })
+    .update({ title: name, slug: `venue-${id}` });
   await db('venues').insert({ post_id: id, ...fields });
   return id;
 }
@@ -40,7 +62,9 @@ export async function insertVenue(db: Db, name: string, fields: Record<string, u
 /** An organizer stored directly (until organizers can be written through the API). */
 export async function insertOrganizer(db: Db, name: string, fields: Record<string, unknown> = {}): Promise<number> {
   const id = await insertPost(db, 'organizer');
-  await db('posts').where({ id }).update({ title: name, slug: `organizer-${id}` });
+  await db('posts')
+    .where({ id })
+    .update({ title: name, slug: `organizer-${id}` });
   await db('organizers').insert({ post_id: id, ...fields });
   return id;
 }

@@ -6,7 +6,11 @@ import knex from 'knex';
 
 export default async function globalSetup(): Promise<void> {
   const url = (process.env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test');
-  const db = knex({ client: 'pg', connection: { connectionString: url, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 1 } });
+  const db = knex({
+    client: 'pg',
+    connection: { connectionString: url, connectionTimeoutMillis: 3000 },
+    pool: { min: 0, max: 1 },
+  });
   try {
     await db.raw('select 1');
     // once, in `public`: a migration would install it in the schema of the first test file, dropped with that file

@@ -67,12 +67,23 @@ export function parseWithIcalJs(text: string): { name: string; events: ParsedEve
         status: str('status'),
         class: str('class'),
         categories: vevent.getAllProperties('categories').flatMap((p) => p.getValues().map(String)),
-        geo: geo ? [Number(geo[0]), Number(geo[1])] as [number, number] : null,
-        organizer: organizer ? { cn: (organizer.getParameter('cn') as string | undefined) ?? null, value: String(organizer.getFirstValue()) } : null,
+        geo: geo ? ([Number(geo[0]), Number(geo[1])] as [number, number]) : null,
+        organizer: organizer
+          ? {
+              cn: (organizer.getParameter('cn') as string | undefined) ?? null,
+              value: String(organizer.getFirstValue()),
+            }
+          : null,
         recurrence_id: recurrence ? time(recurrence) : null,
         rrule: vevent.getFirstPropertyValue('rrule')?.toString() ?? null,
-        rdates: vevent.getAllProperties('rdate').flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time))).map(String),
-        exdates: vevent.getAllProperties('exdate').flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time))).map(String),
+        rdates: vevent
+          .getAllProperties('rdate')
+          .flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time)))
+          .map(String),
+        exdates: vevent
+          .getAllProperties('exdate')
+          .flatMap((p) => p.getValues().map((v) => time(v as ICAL.Time)))
+          .map(String),
       };
     });
     return { name: String(calendar.getFirstPropertyValue('x-wr-calname') ?? ''), events };
@@ -87,7 +98,11 @@ export function parseWithPython(text: string): { name: string; timezones: string
 }
 
 /** Occurrences as python3-recurring-ical-events expands them between two dates (`YYYY-MM-DD`). */
-export function expandWithPython(text: string, from: string, to: string): Array<{ uid: string; summary: string; start: ParsedEvent['start']; end: ParsedEvent['end'] }> {
+export function expandWithPython(
+  text: string,
+  from: string,
+  to: string,
+): Array<{ uid: string; summary: string; start: ParsedEvent['start']; end: ParsedEvent['end'] }> {
   return JSON.parse(runPython(['--expand', from, to], text)) as ReturnType<typeof expandWithPython>;
 }
 
@@ -127,28 +142,58 @@ export interface Radicale {
 /** A radicale CalDAV server on a free loopback port, storing in a temporary folder, without authentication. */
 export async function startRadicale(): Promise<Radicale> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'radicale-'));
-  const child: ChildProcess = spawn(PYTHON, ['-m', 'radicale', '--config', '', '--server-hosts', '127.0.0.1:0',
-    '--auth-type', 'none', '--rights-type', 'authenticated', '--storage-filesystem-folder', folder,
-    '--logging-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    PYTHON,
+    [
+      '-m',
+      'radicale',
+      '--config',
+      '',
+      '--server-hosts',
+      '127.0.0.1:0',
+      '--auth-type',
+      'none',
+      '--rights-type',
+      'authenticated',
+      '--storage-filesystem-folder',
+      folder,
+      '--logging-level',
+      'info',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let log = '';
     const timer = setTimeout(() => reject(new Error(`radicale did not start: ${log}`)), 20_000);
     const read = (chunk: Buffer) => {
       log += chunk.toString();
       const match = /Listening on '\[?127\.0\.0\.1\]?:(\d+)'/.exec(log);
-      if (match) { clearTimeout(timer); resolve(Number(match[1])); }
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`radicale exited (${code}): ${log}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`radicale exited (${code}): ${log}`));
+    });
   });
   const base = `http://127.0.0.1:${port}/tests/feed/`;
   const stop = async () => {
     child.removeAllListeners('exit');
-    if (child.exitCode === null) await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+    if (child.exitCode === null)
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
     fs.rmSync(folder, { recursive: true, force: true });
   };
-  for (const [url, method] of [[`http://127.0.0.1:${port}/tests/`, 'MKCOL'], [base, 'MKCALENDAR']]) {
+  for (const [url, method] of [
+    [`http://127.0.0.1:${port}/tests/`, 'MKCOL'],
+    [base, 'MKCALENDAR'],
+  ]) {
     const made = await fetch(url, { method });
     if (made.status !== 201) {
       await stop();
@@ -160,7 +205,8 @@ export async function startRadicale(): Promise<Radicale> {
     return { status: res.status, body: await res.text() };
   };
   return {
-    put: (name, ics) => call(name, { method: 'PUT', body: ics, headers: { 'Content-Type': 'text/calendar; charset=utf-8' } }),
+    put: (name, ics) =>
+      call(name, { method: 'PUT', body: ics, headers: { 'Content-Type': 'text/calendar; charset=utf-8' } }),
     get: (name) => call(name, { method: 'GET' }),
     stop,
   };

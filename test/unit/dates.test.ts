@@ -4,8 +4,18 @@
  */
 import { DateTime } from 'luxon';
 import {
-  dateDetails, endOfDay, formatLocal, formatUtc, fromLocal, fromUtc, isoWithOffset, normaliseTimezone,
-  parseDateInput, startOfDay, timezoneAbbr, zoneOf,
+  dateDetails,
+  endOfDay,
+  formatLocal,
+  formatUtc,
+  fromLocal,
+  fromUtc,
+  isoWithOffset,
+  normaliseTimezone,
+  parseDateInput,
+  startOfDay,
+  timezoneAbbr,
+  zoneOf,
 } from '../../src/domain/dates';
 
 const NOW = new Date('2025-03-10T12:00:00Z'); // a Monday; 13:00 in Amsterdam
@@ -215,7 +225,12 @@ describe('wall clocks', () => {
 
   it('splits a wall clock into zero-padded details', () => {
     expect(dateDetails('2025-04-05 09:03:00')).toEqual({
-      year: '2025', month: '04', day: '05', hour: '09', minutes: '03', seconds: '00',
+      year: '2025',
+      month: '04',
+      day: '05',
+      hour: '09',
+      minutes: '03',
+      seconds: '00',
     });
     expect(dateDetails('0000-00-00 00:00:00').month).toBe('00');
     expect(() => dateDetails('2025-04-05')).toThrow(RangeError);

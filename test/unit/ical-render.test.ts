@@ -26,19 +26,29 @@ describe('escaping', () => {
     expect(paramValue('A "B":C\r\nX-EVIL')).toBe('"A \'B\':C X-EVIL"');
   });
   it('turns HTML into plain text', () => {
-    expect(htmlToText('<p>One &amp; two</p><p>Three<br>four &#x263A; &#9731; &nbsp;</p>')).toBe('One & two\nThree\nfour ☺ ☃');
+    expect(htmlToText('<p>One &amp; two</p><p>Three<br>four &#x263A; &#9731; &nbsp;</p>')).toBe(
+      'One & two\nThree\nfour ☺ ☃',
+    );
   });
 });
 
 describe('VTIMEZONE', () => {
   it('lists every offset change of the years covered, with the onset in the local time before it', () => {
-    const lines = vtimezone('Europe/Amsterdam', DateTime.fromISO('2027-07-01T00:00:00Z'), DateTime.fromISO('2027-07-02T00:00:00Z'));
+    const lines = vtimezone(
+      'Europe/Amsterdam',
+      DateTime.fromISO('2027-07-01T00:00:00Z'),
+      DateTime.fromISO('2027-07-02T00:00:00Z'),
+    );
     expect(lines).toContain('DTSTART:20270328T020000');
     expect(lines).toContain('DTSTART:20271031T030000');
     expect(lines.filter((l) => l === 'BEGIN:DAYLIGHT')).toHaveLength(3); // 2026, 2027, 2028
   });
   it('writes one observance for zones without changes', () => {
-    const lines = vtimezone('Asia/Tokyo', DateTime.fromISO('2027-07-01T00:00:00Z'), DateTime.fromISO('2027-07-02T00:00:00Z'));
+    const lines = vtimezone(
+      'Asia/Tokyo',
+      DateTime.fromISO('2027-07-01T00:00:00Z'),
+      DateTime.fromISO('2027-07-02T00:00:00Z'),
+    );
     expect(lines.filter((l) => l.startsWith('BEGIN:STANDARD'))).toHaveLength(1);
     expect(lines).toContain('TZOFFSETTO:+0900');
   });
@@ -54,14 +64,32 @@ describe('import helpers', () => {
     expect(resolveZone('Mars Standard Time')).toBeUndefined();
   });
   it('finds the line of every event and of a broken line', () => {
-    const cal = readCalendar('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART:20270101T000000Z\r\nEND:VEVENT\r\n' +
-      'BEGIN:VEVENT\r\nUID:b\r\nnot a line\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:c\r\n');
-    expect(cal.events.map((e) => [e.line, e.error ?? 'ok'])).toEqual([[2, 'ok'], [8, expect.stringMatching(/broken line/)], [10, 'VEVENT is never closed']]);
+    const cal = readCalendar(
+      'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART:20270101T000000Z\r\nEND:VEVENT\r\n' +
+        'BEGIN:VEVENT\r\nUID:b\r\nnot a line\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:c\r\n',
+    );
+    expect(cal.events.map((e) => [e.line, e.error ?? 'ok'])).toEqual([
+      [2, 'ok'],
+      [8, expect.stringMatching(/broken line/)],
+      [10, 'VEVENT is never closed'],
+    ]);
   });
 });
 
 describe('private addresses', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1'])('refuses %s', (address) => {
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+  ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1'])('allows %s', (address) => {

@@ -5,8 +5,11 @@ const user = (role: Role, id = 1): Caller => ({ id, login: role, role });
 
 describe('capabilities', () => {
   it.each([
-    ['administrator', true, true, true], ['editor', true, true, true], ['author', true, true, false],
-    ['contributor', true, false, false], ['subscriber', false, false, false],
+    ['administrator', true, true, true],
+    ['editor', true, true, true],
+    ['author', true, true, false],
+    ['contributor', true, false, false],
+    ['subscriber', false, false, false],
   ] as const)('%s: edit_events %s, publish_events %s, manage_categories %s', (role, edit, publish, manage) => {
     expect(can(user(role), 'edit_events')).toBe(edit);
     expect(can(user(role), 'edit_venues')).toBe(edit);
@@ -32,7 +35,7 @@ describe('object rules', () => {
     expect(canChange(c, 'edit', 'events', others('draft'))).toBe(false);
   });
 
-  it('lets authors change their own records in any status but not others\'', () => {
+  it("lets authors change their own records in any status but not others'", () => {
     const a = user('author');
     expect(canChange(a, 'edit', 'venues', own('publish'))).toBe(true);
     expect(canChange(a, 'delete', 'venues', own('publish'))).toBe(true);

@@ -6,13 +6,30 @@ import fixture from './fixtures/series-rules.json';
 import { expandSeries, normaliseLocal, parseRule, RuleError } from '../../src/resources/series/rules';
 
 interface Case {
-  name: string; rrule: string; start: string; zone: string; all_day?: boolean;
-  rdates?: string[]; exdates?: string[]; horizon_utc?: string;
+  name: string;
+  rrule: string;
+  start: string;
+  zone: string;
+  all_day?: boolean;
+  rdates?: string[];
+  exdates?: string[];
+  horizon_utc?: string;
   expected: Array<{ local: string; utc: string }>;
 }
 
 const cases = (fixture as { cases: Case[] }).cases;
-const parts = ['INTERVAL', 'COUNT', 'UNTIL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'BYYEARDAY', 'BYWEEKNO', 'BYSETPOS', 'WKST'];
+const parts = [
+  'INTERVAL',
+  'COUNT',
+  'UNTIL',
+  'BYDAY',
+  'BYMONTHDAY',
+  'BYMONTH',
+  'BYYEARDAY',
+  'BYWEEKNO',
+  'BYSETPOS',
+  'WKST',
+];
 
 describe('series rules against python3-dateutil', () => {
   it('holds at least 40 rules covering every part, both UNTIL forms and the three DST zones', () => {
@@ -20,12 +37,16 @@ describe('series rules against python3-dateutil', () => {
     for (const part of parts) expect(cases.some((c) => c.rrule.includes(`${part}=`))).toBe(true);
     expect(cases.some((c) => /UNTIL=\d{8};|UNTIL=\d{8}$/.test(c.rrule))).toBe(true);
     expect(cases.some((c) => /UNTIL=\d{8}T\d{6}Z/.test(c.rrule))).toBe(true);
-    for (const zone of ['Europe/Berlin', 'America/New_York', 'Australia/Sydney']) expect(cases.filter((c) => c.zone === zone).length).toBeGreaterThan(3);
+    for (const zone of ['Europe/Berlin', 'America/New_York', 'Australia/Sydney'])
+      expect(cases.filter((c) => c.zone === zone).length).toBeGreaterThan(3);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const expansion = expandSeries({
-      rule: parseRule(c.rrule), start: c.start, zone: c.zone, allDay: Boolean(c.all_day),
+      rule: parseRule(c.rrule),
+      start: c.start,
+      zone: c.zone,
+      allDay: Boolean(c.all_day),
       rdates: (c.rdates ?? []).map((d) => normaliseLocal(d) as string),
       exdates: (c.exdates ?? []).map((d) => normaliseLocal(d) as string),
       horizonUtc: c.horizon_utc,
@@ -58,27 +79,48 @@ describe('rule validation', () => {
     ['FREQ', 'recurrence_syntax'],
   ])('%s → %s', (rule, key) => {
     let error: unknown;
-    try { parseRule(rule); } catch (err) { error = err; }
+    try {
+      parseRule(rule);
+    } catch (err) {
+      error = err;
+    }
     expect(error).toBeInstanceOf(RuleError);
     expect((error as RuleError).key).toBe(key);
   });
 
   it.each([
-    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=1', 'FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=20', 'FREQ=YEARLY;BYWEEKNO=1;BYMONTH=7;COUNT=2',
-    'FREQ=DAILY;INTERVAL=7;BYDAY=TU;COUNT=2', 'FREQ=MONTHLY;BYMONTH=4;UNTIL=99991231',
+    'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=1',
+    'FREQ=MONTHLY;BYDAY=1MO;BYMONTHDAY=20',
+    'FREQ=YEARLY;BYWEEKNO=1;BYMONTH=7;COUNT=2',
+    'FREQ=DAILY;INTERVAL=7;BYDAY=TU;COUNT=2',
+    'FREQ=MONTHLY;BYMONTH=4;UNTIL=99991231',
   ])('expands %s, which no day matches, to nothing without walking to the year 9999', (text) => {
     const started = performance.now();
-    const expansion = expandSeries({ rule: parseRule(text), start: '2027-01-31 10:00:00', zone: 'UTC', allDay: false, horizonUtc: '2029-01-01 00:00:00' });
+    const expansion = expandSeries({
+      rule: parseRule(text),
+      start: '2027-01-31 10:00:00',
+      zone: 'UTC',
+      allDay: false,
+      horizonUtc: '2029-01-01 00:00:00',
+    });
     expect(expansion.occurrences).toEqual([]);
     expect(performance.now() - started).toBeLessThan(2000); // it took half a minute before the guard
   });
 
-  it.each(['FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2', 'FREQ=DAILY;BYMONTH=1;BYSETPOS=2', 'FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'])('refuses %s: a position no period can hold', (text) => {
-    expect(() => parseRule(text)).toThrow(RuleError);
-  });
+  it.each(['FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2', 'FREQ=DAILY;BYMONTH=1;BYSETPOS=2', 'FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'])(
+    'refuses %s: a position no period can hold',
+    (text) => {
+      expect(() => parseRule(text)).toThrow(RuleError);
+    },
+  );
 
   it('reports a bounded rule that yields more than 1000 occurrences', () => {
-    const expansion = expandSeries({ rule: parseRule('FREQ=DAILY;UNTIL=20300101'), start: '2027-01-01 10:00:00', zone: 'UTC', allDay: false });
+    const expansion = expandSeries({
+      rule: parseRule('FREQ=DAILY;UNTIL=20300101'),
+      start: '2027-01-01 10:00:00',
+      zone: 'UTC',
+      allDay: false,
+    });
     expect(expansion.overflow).toBe(true);
   });
 });

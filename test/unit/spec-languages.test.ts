@@ -10,7 +10,10 @@ const english = translatableTexts(spec.document);
 function structure(doc: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(doc));
   for (const pointer of english.keys()) {
-    const keys = pointer.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = pointer
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = keys.pop() as string;
     keys.reduce((node, key) => node[key], copy)[last] = '';
   }

@@ -21,12 +21,15 @@ describe('the bundled spec', () => {
     expect(Object.keys(handlers).sort()).toEqual(spec.operations.map((op) => op.operationId).sort());
   });
 
-  it.each(spec.operations.map((op) => [op.operationId, op] as const))('%s accepts i18n_language with the eleven codes', (_id, op) => {
-    const param = op.parameters.find((p) => p.name === 'i18n_language');
-    expect(param?.in).toBe('query');
-    const schema = resolve<OpenAPIV3_1.SchemaObject>(spec.document, param?.schema as OpenAPIV3_1.SchemaObject);
-    expect(schema.enum).toEqual(['nl', 'en', 'fr', 'de', 'it', 'ja', 'nb', 'pl', 'pt-br', 'es', 'sv']);
-  });
+  it.each(spec.operations.map((op) => [op.operationId, op] as const))(
+    '%s accepts i18n_language with the eleven codes',
+    (_id, op) => {
+      const param = op.parameters.find((p) => p.name === 'i18n_language');
+      expect(param?.in).toBe('query');
+      const schema = resolve<OpenAPIV3_1.SchemaObject>(spec.document, param?.schema as OpenAPIV3_1.SchemaObject);
+      expect(schema.enum).toEqual(['nl', 'en', 'fr', 'de', 'it', 'ja', 'nb', 'pl', 'pt-br', 'es', 'sv']);
+    },
+  );
 
   it('lets every query parameter carry reserved characters, and every array parameter be comma-separated', () => {
     for (const op of spec.operations) {
@@ -40,15 +43,23 @@ describe('the bundled spec', () => {
 
   it('names the capability of every write, and of no public read (administrators-only reads need credentials)', () => {
     for (const op of spec.operations) {
-      const anonymousAllowed = !op.definition.security || op.definition.security.some((s) => Object.keys(s).length === 0);
-      expect([op.operationId, Boolean(op.capability)]).toEqual([op.operationId, op.method !== 'get' || !anonymousAllowed]);
+      const anonymousAllowed =
+        !op.definition.security || op.definition.security.some((s) => Object.keys(s).length === 0);
+      expect([op.operationId, Boolean(op.capability)]).toEqual([
+        op.operationId,
+        op.method !== 'get' || !anonymousAllowed,
+      ]);
     }
   });
 
   it('documents a 4xx and a default error for every operation', () => {
     for (const op of spec.operations) {
       const codes = Object.keys(op.definition.responses ?? {});
-      expect([op.operationId, codes.some((c) => c.startsWith('4')), codes.includes('default')]).toEqual([op.operationId, true, true]);
+      expect([op.operationId, codes.some((c) => c.startsWith('4')), codes.includes('default')]).toEqual([
+        op.operationId,
+        true,
+        true,
+      ]);
     }
   });
 });
@@ -57,7 +68,10 @@ describe('the app', () => {
   it('registers exactly the spec operations under the namespace', () => {
     const db = createDb('sqlite::memory:');
     const config = loadConfig({});
-    const app = createApp({ config, db, spec, throttle: createThrottle(db, config) }, { logger: createLogger('silent') });
+    const app = createApp(
+      { config, db, spec, throttle: createThrottle(db, config) },
+      { logger: createLogger('silent') },
+    );
     type Layer = { route?: { path: string; methods: Record<string, boolean>; stack: unknown[] } };
     const stack = (app as unknown as { router: { stack: Layer[] } }).router.stack;
     const routes = new Set<string>();

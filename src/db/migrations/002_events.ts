@@ -17,7 +17,17 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('venues', (t) => {
     t.integer('post_id').primary().references('id').inTable('posts').onDelete('CASCADE');
-    for (const column of ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website']) {
+    for (const column of [
+      'address',
+      'city',
+      'country',
+      'province',
+      'state',
+      'zip',
+      'phone',
+      'stateprovince',
+      'website',
+    ]) {
       t.text(column).notNullable().defaultTo('');
     }
     t.boolean('show_map').notNullable().defaultTo(true);

@@ -26,9 +26,13 @@ export async function up(knex: Knex): Promise<void> {
 async function postgresIndex(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists pg_trgm');
   // the operator class lives where the extension was installed, which need not be on this schema's search path
-  const { rows } = await knex.raw(`select extnamespace::regnamespace::text as schema from pg_extension where extname = 'pg_trgm'`);
+  const { rows } = await knex.raw(
+    `select extnamespace::regnamespace::text as schema from pg_extension where extname = 'pg_trgm'`,
+  );
   const opclass = `${rows[0].schema}.gin_trgm_ops`;
-  await knex.raw(`create index search_docs_trgm on search_docs using gin (${COLUMNS.map((c) => `${c} ${opclass}`).join(', ')})`);
+  await knex.raw(
+    `create index search_docs_trgm on search_docs using gin (${COLUMNS.map((c) => `${c} ${opclass}`).join(', ')})`,
+  );
 }
 
 async function sqliteIndex(knex: Knex): Promise<void> {

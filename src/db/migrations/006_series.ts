@@ -33,5 +33,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['series_lease', 'series_occurrences', 'event_series']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['series_lease', 'series_occurrences', 'event_series'])
+    await knex.schema.dropTableIfExists(table);
 }

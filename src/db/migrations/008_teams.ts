@@ -59,6 +59,11 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of ['audit_log', 'idempotency_keys', 'app_passwords']) await knex.schema.dropTableIfExists(table);
-  await knex.schema.alterTable('terms', (t) => { t.dropColumn('version'); t.dropColumn('modified_utc'); });
-  await knex.schema.alterTable('posts', (t) => { t.dropColumn('version'); });
+  await knex.schema.alterTable('terms', (t) => {
+    t.dropColumn('version');
+    t.dropColumn('modified_utc');
+  });
+  await knex.schema.alterTable('posts', (t) => {
+    t.dropColumn('version');
+  });
 }

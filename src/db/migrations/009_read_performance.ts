@@ -42,5 +42,7 @@ async function createVenueGeoIndex(knex: Knex): Promise<void> {
   await knex.raw(`create trigger venues_geo_insert after insert on venues begin ${put} end`);
   await knex.raw(`create trigger venues_geo_update after update of post_id, geo_lat, geo_lng on venues begin
     delete from venues_geo where id = old.post_id; ${put} end`);
-  await knex.raw('create trigger venues_geo_delete after delete on venues begin delete from venues_geo where id = old.post_id; end');
+  await knex.raw(
+    'create trigger venues_geo_delete after delete on venues begin delete from venues_geo where id = old.post_id; end',
+  );
 }

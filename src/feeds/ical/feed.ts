@@ -14,7 +14,11 @@ import { renderCalendar, type CalendarEvent } from './render';
 /** How often calendar apps should fetch the feed again. */
 const REFRESH_MINUTES = 60;
 
-const STATUS: Record<string, CalendarEvent['status']> = { draft: 'TENTATIVE', pending: 'TENTATIVE', trash: 'CANCELLED' };
+const STATUS: Record<string, CalendarEvent['status']> = {
+  draft: 'TENTATIVE',
+  pending: 'TENTATIVE',
+  trash: 'CANCELLED',
+};
 
 export function toCalendarEvent(ctx: RenderContext, row: EventRow, rel: EventRelations): CalendarEvent {
   const venue = row.venue_id === null ? undefined : rel.venues.get(row.venue_id);
@@ -35,9 +39,19 @@ export function toCalendarEvent(ctx: RenderContext, row: EventRow, rel: EventRel
     descriptionHtml: row.content,
     url: postUrl(ctx, 'event', row.slug),
     location: venue ? locationOf(venue) : undefined,
-    geo: venue && venue.geo_lat !== null && venue.geo_lng !== null ? { lat: venue.geo_lat, lng: venue.geo_lng } : undefined,
-    categories: [...terms.filter((t) => t.taxonomy === 'tribe_events_cat'), ...terms.filter((t) => t.taxonomy === 'post_tag')].map((t) => t.name),
-    organizers: organizers.map((o) => ({ name: o.title, email: o.email || undefined, url: postUrl(ctx, 'organizer', o.slug) })),
+    geo:
+      venue && venue.geo_lat !== null && venue.geo_lng !== null
+        ? { lat: venue.geo_lat, lng: venue.geo_lng }
+        : undefined,
+    categories: [
+      ...terms.filter((t) => t.taxonomy === 'tribe_events_cat'),
+      ...terms.filter((t) => t.taxonomy === 'post_tag'),
+    ].map((t) => t.name),
+    organizers: organizers.map((o) => ({
+      name: o.title,
+      email: o.email || undefined,
+      url: postUrl(ctx, 'organizer', o.slug),
+    })),
     status: STATUS[row.status] ?? 'CONFIRMED',
     private: row.status === 'private',
     language: row.language,
@@ -48,22 +62,31 @@ export function toCalendarEvent(ctx: RenderContext, row: EventRow, rel: EventRel
 export function locationOf(venue: VenueRow): string {
   const region = venue.stateprovince || venue.province || venue.state;
   return [venue.title, venue.address, venue.city, [region, venue.zip].filter(Boolean).join(' '), venue.country]
-    .filter(Boolean).join(', ');
+    .filter(Boolean)
+    .join(', ');
 }
 
 export function calendarText(ctx: RenderContext, name: string, events: CalendarEvent[]): string {
-  return renderCalendar({
-    prodId: '-//calendar-events-api//iCalendar feed//EN',
-    name,
-    timezone: ctx.config.siteTimezone,
-    refreshMinutes: REFRESH_MINUTES,
-  }, events);
+  return renderCalendar(
+    {
+      prodId: '-//calendar-events-api//iCalendar feed//EN',
+      name,
+      timezone: ctx.config.siteTimezone,
+      refreshMinutes: REFRESH_MINUTES,
+    },
+    events,
+  );
 }
 
 const FILTER_LABELS: Array<[keyof EventListQuery, MessageKey]> = [
-  ['search', 'ical_filter_search'], ['categories', 'ical_filter_categories'], ['tags', 'ical_filter_tags'],
-  ['venue', 'ical_filter_venue'], ['organizer', 'ical_filter_organizer'], ['featured', 'ical_filter_featured'],
-  ['start_date', 'ical_filter_from'], ['end_date', 'ical_filter_to'],
+  ['search', 'ical_filter_search'],
+  ['categories', 'ical_filter_categories'],
+  ['tags', 'ical_filter_tags'],
+  ['venue', 'ical_filter_venue'],
+  ['organizer', 'ical_filter_organizer'],
+  ['featured', 'ical_filter_featured'],
+  ['start_date', 'ical_filter_from'],
+  ['end_date', 'ical_filter_to'],
 ];
 
 /** "Events" or "Events (categories: music; search: jazz)", in `language`. */

@@ -29,7 +29,13 @@ export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
   return req.accepts(['application/json', 'text/calendar']) === 'text/calendar';
 }
 
-type CalendarOp = 'listEvents' | 'listEventsIcal' | 'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal';
+type CalendarOp =
+  | 'listEvents'
+  | 'listEventsIcal'
+  | 'getEvent'
+  | 'getEventBySlug'
+  | 'getEventIcal'
+  | 'getEventBySlugIcal';
 
 /** Writes the calendar of `rows` (series as rules); its name is `name`, or the (translated) title of the first. */
 async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventRow[], name?: string): Promise<void> {
@@ -41,11 +47,19 @@ async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventR
   const relations = await loadRelations(db, translated, language);
   const ctx = renderContext(req);
   // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
-  const textLanguage = (row: EventRow, i: number) => (row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language);
+  const textLanguage = (row: EventRow, i: number) =>
+    row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language;
   const events = translated.map((row, i) => {
     const { recurrence, recurrenceId, coverUntilUtc } = items[i];
     const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id; // overrides share the series' UID
-    return { ...toCalendarEvent(ctx, row, relations), language: textLanguage(row, i), recurrence, recurrenceId, coverUntilUtc, ...(uid ? { uid } : {}) };
+    return {
+      ...toCalendarEvent(ctx, row, relations),
+      language: textLanguage(row, i),
+      recurrence,
+      recurrenceId,
+      coverUntilUtc,
+      ...(uid ? { uid } : {}),
+    };
   });
   const body = calendarText(ctx, name ?? translated[0].title, events);
   res.status(200).type('text/calendar; charset=utf-8').send(body);
@@ -57,7 +71,10 @@ function seriesOf(items: FeedItem[], index: number): number {
   return items[index].row.id;
 }
 
-export async function sendEventListCalendar(req: TypedRequest<'listEvents' | 'listEventsIcal'>, res: Response): Promise<void> {
+export async function sendEventListCalendar(
+  req: TypedRequest<'listEvents' | 'listEventsIcal'>,
+  res: Response,
+): Promise<void> {
   const { db, config } = context(req);
   const language = requestLanguage(req);
   const query = req.query as EventListQuery;
@@ -66,9 +83,13 @@ export async function sendEventListCalendar(req: TypedRequest<'listEvents' | 'li
   await answer(req, res, rows, calendarName(query, language));
 }
 
-export async function sendEventCalendar(req: TypedRequest<'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal'>, res: Response): Promise<void> {
+export async function sendEventCalendar(
+  req: TypedRequest<'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal'>,
+  res: Response,
+): Promise<void> {
   const { db } = context(req);
-  const row = 'id' in req.params ? await service.eventById(db, req.params.id) : await service.eventBySlug(db, req.params.slug);
+  const row =
+    'id' in req.params ? await service.eventById(db, req.params.id) : await service.eventBySlug(db, req.params.slug);
   service.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
   lastModified(res, row.modified_utc);
   await answer(req, res, [row]);

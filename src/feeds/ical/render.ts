@@ -51,9 +51,15 @@ const CRLF = '\r\n';
 
 export function renderCalendar(info: CalendarInfo, events: CalendarEvent[]): string {
   const lines = [
-    'BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${text(info.prodId)}`, 'CALSCALE:GREGORIAN', 'METHOD:PUBLISH',
-    `X-WR-CALNAME:${text(info.name)}`, `X-WR-TIMEZONE:${text(info.timezone)}`,
-    `REFRESH-INTERVAL;VALUE=DURATION:PT${info.refreshMinutes}M`, `X-PUBLISHED-TTL:PT${info.refreshMinutes}M`,
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    `PRODID:${text(info.prodId)}`,
+    'CALSCALE:GREGORIAN',
+    'METHOD:PUBLISH',
+    `X-WR-CALNAME:${text(info.name)}`,
+    `X-WR-TIMEZONE:${text(info.timezone)}`,
+    `REFRESH-INTERVAL;VALUE=DURATION:PT${info.refreshMinutes}M`,
+    `X-PUBLISHED-TTL:PT${info.refreshMinutes}M`,
     ...timezones(events),
     ...events.flatMap(renderEvent),
     'END:VCALENDAR',
@@ -83,8 +89,12 @@ function renderEvent(e: CalendarEvent): string[] {
   if (e.url) lines.push(`URL;VALUE=URI:${uri(e.url)}`);
   if (e.categories.length) lines.push(`CATEGORIES${lang}:${e.categories.map(text).join(',')}`);
   const [organizer] = e.organizers; // RFC 5545 allows one ORGANIZER; the others are contacts
-  if (organizer) lines.push(`ORGANIZER;CN=${paramValue(organizer.name)}:${uri(organizer.email ? `mailto:${organizer.email}` : organizer.url)}`);
-  for (const other of e.organizers.slice(1)) lines.push(`CONTACT${lang}:${text(other.email ? `${other.name} <${other.email}>` : other.name)}`);
+  if (organizer)
+    lines.push(
+      `ORGANIZER;CN=${paramValue(organizer.name)}:${uri(organizer.email ? `mailto:${organizer.email}` : organizer.url)}`,
+    );
+  for (const other of e.organizers.slice(1))
+    lines.push(`CONTACT${lang}:${text(other.email ? `${other.name} <${other.email}>` : other.name)}`);
   lines.push(`STATUS:${e.status}`, `CLASS:${e.private ? 'PRIVATE' : 'PUBLIC'}`, 'TRANSP:OPAQUE', 'END:VEVENT');
   return lines;
 }
@@ -129,7 +139,13 @@ function ruleFor(e: CalendarEvent): string {
   const rule = e.recurrence?.rrule.replace(/^RRULE:/i, '') ?? '';
   return rule.replace(/UNTIL=(\d{8})(T\d{6}Z)?/i, (_whole, date: string, time?: string) => {
     if (e.allDay) {
-      return `UNTIL=${time ? DateTime.fromFormat(date + time, "yyyyLLdd'T'HHmmss'Z'", { zone: 'UTC' }).setZone(zoneOf(e.timezone)).toFormat('yyyyLLdd') : date}`;
+      return `UNTIL=${
+        time
+          ? DateTime.fromFormat(date + time, "yyyyLLdd'T'HHmmss'Z'", { zone: 'UTC' })
+              .setZone(zoneOf(e.timezone))
+              .toFormat('yyyyLLdd')
+          : date
+      }`;
     }
     if (time) return `UNTIL=${date}${time}`;
     return `UNTIL=${utcStamp(DateTime.fromFormat(`${date}235959`, 'yyyyLLddHHmmss', { zone: zoneOf(e.timezone) }))}`;
@@ -153,11 +169,16 @@ function timezones(events: CalendarEvent[]): string[] {
   const spans = new Map<string, { from: DateTime; to: DateTime }>();
   for (const e of events) {
     if (e.allDay || isUtc(e.timezone)) continue;
-    const [from, to] = [utc(e.startUtc), utc(e.coverUntilUtc && e.coverUntilUtc > e.endUtc ? e.coverUntilUtc : e.endUtc)];
+    const [from, to] = [
+      utc(e.startUtc),
+      utc(e.coverUntilUtc && e.coverUntilUtc > e.endUtc ? e.coverUntilUtc : e.endUtc),
+    ];
     const span = spans.get(e.timezone);
     spans.set(e.timezone, span ? { from: DateTime.min(span.from, from), to: DateTime.max(span.to, to) } : { from, to });
   }
-  return [...spans].sort(([a], [b]) => a.localeCompare(b)).flatMap(([zone, span]) => vtimezone(zone, span.from, span.to));
+  return [...spans]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([zone, span]) => vtimezone(zone, span.from, span.to));
 }
 
 export function vtimezone(zone: string, from: DateTime, to: DateTime): string[] {
@@ -182,8 +203,13 @@ function isDst(zone: string, at: DateTime): boolean {
 function observance(daylight: boolean, at: DateTime, fromMinutes: number, toMinutes: number): string[] {
   const kind = daylight ? 'DAYLIGHT' : 'STANDARD';
   const local = at.setZone(FixedOffsetZone.instance(fromMinutes)); // onset in the local time before the change
-  return [`BEGIN:${kind}`, `DTSTART:${local.toFormat("yyyyLLdd'T'HHmmss")}`, `TZOFFSETFROM:${offset(fromMinutes)}`,
-    `TZOFFSETTO:${offset(toMinutes)}`, `END:${kind}`];
+  return [
+    `BEGIN:${kind}`,
+    `DTSTART:${local.toFormat("yyyyLLdd'T'HHmmss")}`,
+    `TZOFFSETFROM:${offset(fromMinutes)}`,
+    `TZOFFSETTO:${offset(toMinutes)}`,
+    `END:${kind}`,
+  ];
 }
 
 /** Instants where the offset changes, found day by day and then to the minute by bisection. */
@@ -197,7 +223,8 @@ function transitions(offsetAt: (at: DateTime) => number, start: DateTime, end: D
       let [lo, hi] = [previous.toMillis(), at.toMillis()];
       while (hi - lo > 60_000) {
         const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
-        if (offsetAt(DateTime.fromMillis(mid, { zone: 'UTC' })) === before) lo = mid; else hi = mid;
+        if (offsetAt(DateTime.fromMillis(mid, { zone: 'UTC' })) === before) lo = mid;
+        else hi = mid;
       }
       found.push({ at: DateTime.fromMillis(hi, { zone: 'UTC' }), from: before, to: now });
       before = now;
@@ -224,18 +251,28 @@ const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
 
 /** A TEXT value: backslash, semicolon, comma and line breaks escaped; other controls dropped. */
 export function text(value: string): string {
-  return value.replace(/\r\n?/g, '\n').replace(/[\\;,]/g, (c) => `\\${c}`).replace(/\n/g, '\\n').replace(CONTROLS, '');
+  return value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\\;,]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')
+    .replace(CONTROLS, '');
 }
 
 /** A parameter value: quoted when it needs to be; double quotes (which cannot be escaped) become single ones. */
 export function paramValue(value: string): string {
-  const clean = value.replace(/\r\n?|\n/g, ' ').replace(CONTROLS, '').replace(/"/g, "'");
+  const clean = value
+    .replace(/\r\n?|\n/g, ' ')
+    .replace(CONTROLS, '')
+    .replace(/"/g, "'");
   return /[;:,]/.test(clean) ? `"${clean}"` : clean;
 }
 
 /** A URI value: no controls, no spaces. */
 function uri(value: string): string {
-  return value.replace(/\r\n?|\n/g, '').replace(CONTROLS, '').replace(/ /g, '%20');
+  return value
+    .replace(/\r\n?|\n/g, '')
+    .replace(CONTROLS, '')
+    .replace(/ /g, '%20');
 }
 
 /** Folds a content line into lines of at most 75 octets, never inside a UTF-8 sequence. */
@@ -264,10 +301,21 @@ export function fold(line: string): string {
 export function htmlToText(html: string): string {
   const withBreaks = html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|li|h[1-6]|blockquote|tr)>/gi, '\n');
   const bare = withBreaks.replace(/<[^>]*>/g, '');
-  return decodeEntities(bare).replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return decodeEntities(bare)
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  '#39': "'",
+};
 
 function decodeEntities(value: string): string {
   return value.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {

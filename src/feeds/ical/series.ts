@@ -18,7 +18,12 @@ export interface FeedItem {
 
 /** Feeds leave out what the caller may not read, trashed events and password-protected ones. */
 function visible(row: EventRow | undefined, caller: Caller | undefined): row is EventRow {
-  return Boolean(row && row.status !== 'trash' && !row.password && canRead(caller, 'events', { authorId: row.author_id, status: row.status }));
+  return Boolean(
+    row &&
+      row.status !== 'trash' &&
+      !row.password &&
+      canRead(caller, 'events', { authorId: row.author_id, status: row.status }),
+  );
 }
 
 /**
@@ -27,23 +32,43 @@ function visible(row: EventRow | undefined, caller: Caller | undefined): row is 
  * falls back to its occurrences as single events.
  */
 export async function feedItems(db: Executor, rows: EventRow[], caller: Caller | undefined): Promise<FeedItem[]> {
-  const memberships = await seriesOfEvents(db, rows.map((row) => row.id));
+  const memberships = await seriesOfEvents(
+    db,
+    rows.map((row) => row.id),
+  );
   const items: FeedItem[] = [];
   const done = new Set<number>();
   for (const row of rows) {
     const membership = memberships.get(row.id);
-    if (!membership) { items.push({ row }); continue; }
+    if (!membership) {
+      items.push({ row });
+      continue;
+    }
     if (done.has(membership.series_id)) continue;
     const master = membership.series_id === row.id ? row : await findEvent(db, membership.series_id);
-    if (!visible(master, caller)) { items.push({ row }); continue; }
+    if (!visible(master, caller)) {
+      items.push({ row });
+      continue;
+    }
     done.add(membership.series_id);
     const { series } = membership;
     const members = await membersOf(db, series.event_id);
-    const times = await timesOf(db, members.map((m) => m.event_id));
-    const coverUntilUtc = [...times.values()].reduce((last, t) => (t.end_utc > last ? t.end_utc : last), master.end_utc);
-    items.push({ row: master, recurrence: { rrule: series.rrule, rdates: series.rdates, exdates: series.exdates }, coverUntilUtc });
+    const times = await timesOf(
+      db,
+      members.map((m) => m.event_id),
+    );
+    const coverUntilUtc = [...times.values()].reduce(
+      (last, t) => (t.end_utc > last ? t.end_utc : last),
+      master.end_utc,
+    );
+    items.push({
+      row: master,
+      recurrence: { rrule: series.rrule, rdates: series.rdates, exdates: series.exdates },
+      coverUntilUtc,
+    });
     for (const member of members) {
-      if (!member.detached || member.event_id === series.event_id || series.exdates.includes(member.original_local)) continue;
+      if (!member.detached || member.event_id === series.event_id || series.exdates.includes(member.original_local))
+        continue;
       const occurrence = await findEvent(db, member.event_id);
       if (visible(occurrence, caller)) items.push({ row: occurrence, recurrenceId: member.original_local });
     }

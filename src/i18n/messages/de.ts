@@ -18,7 +18,8 @@ export const de: Catalogue = {
   invalid_body: 'Der Body der Anfrage konnte nicht gelesen werden.',
   param_nul: '{name} darf keine NUL-Zeichen enthalten.',
   payload_too_large: 'Der Body der Anfrage ist zu groß.',
-  unsupported_media_type: 'Nicht unterstützter Inhaltstyp: Sende application/json oder application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Nicht unterstützter Inhaltstyp: Sende application/json oder application/x-www-form-urlencoded.',
   no_route: 'Es wurde keine Route gefunden, die mit der URL und der Request-Methode identisch ist.',
   forbidden: 'Du bist leider nicht berechtigt, dies zu tun.',
   invalid_username: 'Unbekannter Benutzername. Überprüfe ihn noch einmal oder versuche es mit deiner E-Mail-Adresse.',
@@ -30,12 +31,15 @@ export const de: Catalogue = {
   term_exists: 'Ein Begriff mit dem angegebenen Namen existiert bereits unter diesem übergeordneten Begriff.',
   term_slug_exists: 'Der Slug „{slug}“ wird bereits von einem anderen Begriff verwendet.',
   term_parent_invalid: 'Der übergeordnete Begriff existiert nicht.',
-  term_parent_cycle: 'Eine Kategorie kann weder sich selbst noch einer ihrer eigenen übergeordneten Kategorien übergeordnet sein.',
-  term_not_hierarchical: 'Der übergeordnete Begriff kann nicht festgelegt werden, da die Taxonomie nicht hierarchisch ist.',
+  term_parent_cycle:
+    'Eine Kategorie kann weder sich selbst noch einer ihrer eigenen übergeordneten Kategorien übergeordnet sein.',
+  term_not_hierarchical:
+    'Der übergeordnete Begriff kann nicht festgelegt werden, da die Taxonomie nicht hierarchisch ist.',
   term_name_empty: 'Für diesen Begriff ist ein Name erforderlich.',
   event_invalid_id: 'Ungültige Veranstaltungs-ID.',
   archive_page_not_found: 'Die angeforderte Seite wurde nicht gefunden.',
-  image_invalid: 'Das Bild muss die ID eines Bildes oder die http(s)-URL einer Bilddatei auf einem öffentlichen Host sein.',
+  image_invalid:
+    'Das Bild muss die ID eines Bildes oder die http(s)-URL einer Bilddatei auf einem öffentlichen Host sein.',
   image_upload_forbidden: 'Du bist leider nicht berechtigt, Bilder über eine URL hinzuzufügen.',
   status_invalid: 'Diesen Status darfst du nicht anfordern.',
   event_not_found: 'Die Veranstaltung mit der ID {id} wurde nicht gefunden.',
@@ -51,8 +55,10 @@ export const de: Catalogue = {
   timezone_invalid: 'Die Zeitzone ist weder eine bekannte Zeitzone noch ein UTC-Versatz.',
   url_invalid: 'Der Wert muss eine absolute http(s)-URL oder leer sein.',
   user_invalid: 'Es gibt keinen Benutzer mit dieser ID.',
-  cannot_edit_others: 'Du bist leider nicht berechtigt, Einträge als ein anderer Benutzer zu erstellen oder zu bearbeiten.',
-  venue_invalid: 'Der Veranstaltungsort muss die ID eines vorhandenen Veranstaltungsortes oder Veranstaltungsort-Daten sein.',
+  cannot_edit_others:
+    'Du bist leider nicht berechtigt, Einträge als ein anderer Benutzer zu erstellen oder zu bearbeiten.',
+  venue_invalid:
+    'Der Veranstaltungsort muss die ID eines vorhandenen Veranstaltungsortes oder Veranstaltungsort-Daten sein.',
   organizer_invalid: 'Jeder Veranstalter muss die ID eines vorhandenen Veranstalters oder Veranstalter-Daten sein.',
   term_unknown: 'Es gibt keinen Begriff mit dieser ID oder diesem Slug.',
   tickets_unavailable: 'Dieser Dienst verkauft keine Tickets: Veranstaltungen mit Tickets gibt es hier nicht.',
@@ -70,21 +76,26 @@ export const de: Catalogue = {
   ical_filter_featured: 'hervorgehoben',
   ical_filter_from: 'ab',
   ical_filter_to: 'bis',
-  recurrence_frequency: 'Die Regel braucht FREQ mit DAILY, WEEKLY, MONTHLY oder YEARLY (HOURLY, MINUTELY und SECONDLY werden nicht unterstützt).',
+  recurrence_frequency:
+    'Die Regel braucht FREQ mit DAILY, WEEKLY, MONTHLY oder YEARLY (HOURLY, MINUTELY und SECONDLY werden nicht unterstützt).',
   recurrence_syntax: 'Die Regel ist keine Liste von NAME=WERT-Teilen: {value}',
   recurrence_part: '{part} ist kein unterstützter Regelteil.',
   recurrence_value: '{part} hat einen Wert, den die Regel nicht erlaubt: {value}',
   recurrence_count_until: 'COUNT und UNTIL können nicht zusammen verwendet werden.',
   recurrence_too_many: 'Die Serie hätte mehr als {limit} Termine.',
   recurrence_date: 'rdates und exdates müssen lokale Daten (YYYY-MM-DD) oder Datumszeiten (YYYY-MM-DD HH:MM:SS) sein.',
-  recurrence_scope_first: 'Die erste Veranstaltung einer Serie kann nicht allein geändert werden: Verwende following oder all.',
-  recurrence_scope_this: 'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
+  recurrence_scope_first:
+    'Die erste Veranstaltung einer Serie kann nicht allein geändert werden: Verwende following oder all.',
+  recurrence_scope_this:
+    'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
   cursor_invalid: 'Der Cursor ist ungültig: Verwende einen next_cursor dieses Dienstes.',
-  cursor_expired: 'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab einem neuen Cursor.',
+  cursor_expired:
+    'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab einem neuen Cursor.',
   webhook_url_invalid: '{name} muss eine http- oder https-URL zu einem öffentlichen Host sein.',
   webhook_not_found: 'Kein Webhook mit dieser ID.',
   delivery_not_found: 'Keine Zustellung mit dieser ID für diesen Webhook.',
-  precondition_failed: 'Der Datensatz hat sich seit der in If-Match oder If-Unmodified-Since genannten Version geändert.',
+  precondition_failed:
+    'Der Datensatz hat sich seit der in If-Match oder If-Unmodified-Since genannten Version geändert.',
   idempotency_key_reused: 'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet.',
   idempotency_key_in_progress: 'Eine Anfrage mit diesem Idempotency-Key wird noch verarbeitet.',
   created_record_gone: 'Der Datensatz {id}, den diese Anfrage angelegt hat, wurde inzwischen gelöscht.',

@@ -68,7 +68,8 @@ export const en = {
   ical_filter_featured: 'featured',
   ical_filter_from: 'from',
   ical_filter_to: 'to',
-  recurrence_frequency: 'The rule needs FREQ of DAILY, WEEKLY, MONTHLY or YEARLY (HOURLY, MINUTELY and SECONDLY are not supported).',
+  recurrence_frequency:
+    'The rule needs FREQ of DAILY, WEEKLY, MONTHLY or YEARLY (HOURLY, MINUTELY and SECONDLY are not supported).',
   recurrence_syntax: 'The rule is not a list of NAME=VALUE parts: {value}',
   recurrence_part: '{part} is not a supported rule part.',
   recurrence_value: '{part} has a value the rule does not allow: {value}',
@@ -78,7 +79,8 @@ export const en = {
   recurrence_scope_first: 'The first event of a series cannot be changed alone: use following or all.',
   recurrence_scope_this: "One occurrence alone cannot change the series' rule: use recurrence_scope following or all.",
   cursor_invalid: 'The cursor is not valid: use a next_cursor this service gave.',
-  cursor_expired: 'The cursor is older than the change feed keeps: list everything again, then follow the feed from a new cursor.',
+  cursor_expired:
+    'The cursor is older than the change feed keeps: list everything again, then follow the feed from a new cursor.',
   webhook_url_invalid: '{name} must be an http or https URL to a public host.',
   webhook_not_found: 'No webhook with this id.',
   delivery_not_found: 'No delivery with this id for this webhook.',

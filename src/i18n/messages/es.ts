@@ -18,10 +18,12 @@ export const es: Catalogue = {
   invalid_body: 'No se pudo leer el cuerpo de la solicitud.',
   param_nul: '{name} no debe contener caracteres NUL.',
   payload_too_large: 'El cuerpo de la solicitud es demasiado grande.',
-  unsupported_media_type: 'Tipo de contenido no compatible: envía application/json o application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Tipo de contenido no compatible: envía application/json o application/x-www-form-urlencoded.',
   no_route: 'No se ha encontrado ninguna ruta que coincida con la URL y el método de la solicitud.',
   forbidden: 'Lo siento, no tienes permisos para hacer eso.',
-  invalid_username: 'Nombre de usuario desconocido. Vuelve a comprobarlo o prueba con tu dirección de correo electrónico.',
+  invalid_username:
+    'Nombre de usuario desconocido. Vuelve a comprobarlo o prueba con tu dirección de correo electrónico.',
   incorrect_password: 'La contraseña que has introducido para el nombre de usuario {login} no es correcta.',
   invalid_authorization: 'La cabecera Authorization no contiene credenciales HTTP Basic válidas.',
   too_many_requests: 'Demasiados intentos fallidos de acceso. Inténtalo de nuevo dentro de {seconds} segundos.',
@@ -70,7 +72,8 @@ export const es: Catalogue = {
   ical_filter_featured: 'destacados',
   ical_filter_from: 'desde',
   ical_filter_to: 'hasta',
-  recurrence_frequency: 'La regla necesita FREQ con DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY y SECONDLY no se admiten).',
+  recurrence_frequency:
+    'La regla necesita FREQ con DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY y SECONDLY no se admiten).',
   recurrence_syntax: 'La regla no es una lista de partes NOMBRE=VALOR: {value}',
   recurrence_part: '{part} no es una parte de regla admitida.',
   recurrence_value: '{part} tiene un valor que la regla no permite: {value}',
@@ -78,9 +81,11 @@ export const es: Catalogue = {
   recurrence_too_many: 'La serie tendría más de {limit} repeticiones.',
   recurrence_date: 'rdates y exdates deben ser fechas locales (YYYY-MM-DD) o fechas y horas (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'El primer evento de una serie no se puede cambiar solo: usa following o all.',
-  recurrence_scope_this: 'Una repetición sola no puede cambiar la regla de la serie: usa recurrence_scope following o all.',
+  recurrence_scope_this:
+    'Una repetición sola no puede cambiar la regla de la serie: usa recurrence_scope following o all.',
   cursor_invalid: 'El cursor no es válido: usa un next_cursor que haya dado este servicio.',
-  cursor_expired: 'El cursor es más antiguo de lo que conserva el feed de cambios: vuelve a listar todo y sigue el feed desde un cursor nuevo.',
+  cursor_expired:
+    'El cursor es más antiguo de lo que conserva el feed de cambios: vuelve a listar todo y sigue el feed desde un cursor nuevo.',
   webhook_url_invalid: '{name} debe ser una URL http o https a un host público.',
   webhook_not_found: 'No hay ningún webhook con este id.',
   delivery_not_found: 'No hay ninguna entrega con este id para este webhook.',

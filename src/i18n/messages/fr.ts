@@ -18,7 +18,8 @@ export const fr: Catalogue = {
   invalid_body: 'Le corps de la requête n’a pas pu être lu.',
   param_nul: '{name} ne doit pas contenir de caractères NUL.',
   payload_too_large: 'Le corps de la requête est trop volumineux.',
-  unsupported_media_type: 'Type de contenu non pris en charge : envoyez application/json ou application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Type de contenu non pris en charge : envoyez application/json ou application/x-www-form-urlencoded.',
   no_route: 'Aucune route correspondant à l’URL et à la méthode de la requête n’a été trouvée.',
   forbidden: 'Désolé, vous n’avez pas l’autorisation de faire cela.',
   invalid_username: 'Identifiant inconnu. Vérifiez-le ou essayez avec votre adresse e-mail.',
@@ -51,7 +52,8 @@ export const fr: Catalogue = {
   timezone_invalid: 'Le fuseau horaire n’est ni un fuseau horaire connu, ni un décalage UTC.',
   url_invalid: 'La valeur doit être une URL http(s) absolue ou rester vide.',
   user_invalid: 'Aucun utilisateur ne possède cet ID.',
-  cannot_edit_others: 'Désolé, vous n’avez pas l’autorisation de créer ou de modifier des éléments en tant qu’un autre utilisateur.',
+  cannot_edit_others:
+    'Désolé, vous n’avez pas l’autorisation de créer ou de modifier des éléments en tant qu’un autre utilisateur.',
   venue_invalid: 'Le lieu doit être l’ID d’un lieu existant ou des données de lieu.',
   organizer_invalid: 'Chaque organisateur doit être l’ID d’un organisateur existant ou des données d’organisateur.',
   term_unknown: 'Aucun terme ne correspond à cet ID ou à ce slug.',
@@ -70,17 +72,21 @@ export const fr: Catalogue = {
   ical_filter_featured: 'à la une',
   ical_filter_from: 'du',
   ical_filter_to: 'au',
-  recurrence_frequency: 'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris en charge).',
+  recurrence_frequency:
+    'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris en charge).',
   recurrence_syntax: 'La règle n’est pas une liste de parties NOM=VALEUR : {value}',
   recurrence_part: '{part} n’est pas une partie de règle prise en charge.',
   recurrence_value: '{part} a une valeur que la règle n’autorise pas : {value}',
   recurrence_count_until: 'COUNT et UNTIL ne peuvent pas être utilisés ensemble.',
   recurrence_too_many: 'La série aurait plus de {limit} occurrences.',
-  recurrence_date: 'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
+  recurrence_date:
+    'rdates et exdates doivent être des dates locales (YYYY-MM-DD) ou des dates-heures (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Le premier évènement d’une série ne peut pas être modifié seul : utilisez following ou all.',
-  recurrence_scope_this: 'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
+  recurrence_scope_this:
+    'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
   cursor_invalid: 'Le curseur n’est pas valide : utilisez un next_cursor fourni par ce service.',
-  cursor_expired: 'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le flux depuis un nouveau curseur.',
+  cursor_expired:
+    'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le flux depuis un nouveau curseur.',
   webhook_url_invalid: '{name} doit être une URL http ou https vers un hôte public.',
   webhook_not_found: 'Aucun webhook avec cet identifiant.',
   delivery_not_found: 'Aucune livraison avec cet identifiant pour ce webhook.',

@@ -18,7 +18,8 @@ export const it: Catalogue = {
   invalid_body: 'Impossibile leggere il corpo della richiesta.',
   param_nul: '{name} non deve contenere caratteri NUL.',
   payload_too_large: 'Il corpo della richiesta è troppo grande.',
-  unsupported_media_type: 'Tipo di contenuto non supportato: invia application/json o application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Tipo di contenuto non supportato: invia application/json o application/x-www-form-urlencoded.',
   no_route: 'Nessun percorso trovato corrispondente all’URL e al metodo della richiesta.',
   forbidden: 'Non hai i permessi per farlo.',
   invalid_username: 'Nome utente sconosciuto. Controlla di nuovo o prova a usare il tuo indirizzo email.',
@@ -70,7 +71,8 @@ export const it: Catalogue = {
   ical_filter_featured: 'in evidenza',
   ical_filter_from: 'dal',
   ical_filter_to: 'al',
-  recurrence_frequency: 'La regola richiede FREQ tra DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY e SECONDLY non sono supportati).',
+  recurrence_frequency:
+    'La regola richiede FREQ tra DAILY, WEEKLY, MONTHLY o YEARLY (HOURLY, MINUTELY e SECONDLY non sono supportati).',
   recurrence_syntax: 'La regola non è un elenco di parti NOME=VALORE: {value}',
   recurrence_part: '{part} non è una parte di regola supportata.',
   recurrence_value: '{part} ha un valore che la regola non consente: {value}',
@@ -78,9 +80,11 @@ export const it: Catalogue = {
   recurrence_too_many: 'La serie avrebbe più di {limit} ricorrenze.',
   recurrence_date: 'rdates ed exdates devono essere date locali (YYYY-MM-DD) o date e ore (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Il primo evento di una serie non può essere modificato da solo: usa following o all.',
-  recurrence_scope_this: 'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
+  recurrence_scope_this:
+    'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
   cursor_invalid: 'Il cursore non è valido: usa un next_cursor fornito da questo servizio.',
-  cursor_expired: 'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il feed da un nuovo cursore.',
+  cursor_expired:
+    'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il feed da un nuovo cursore.',
   webhook_url_invalid: '{name} deve essere un URL http o https verso un host pubblico.',
   webhook_not_found: 'Nessun webhook con questo id.',
   delivery_not_found: 'Nessuna consegna con questo id per questo webhook.',

@@ -18,7 +18,8 @@ export const ja: Catalogue = {
   invalid_body: 'リクエスト本文を読み取れませんでした。',
   param_nul: '{name} に NUL 文字を含めることはできません。',
   payload_too_large: 'リクエスト本文が大きすぎます。',
-  unsupported_media_type: 'サポートされていないコンテンツタイプです。application/json または application/x-www-form-urlencoded で送信してください。',
+  unsupported_media_type:
+    'サポートされていないコンテンツタイプです。application/json または application/x-www-form-urlencoded で送信してください。',
   no_route: 'URL とリクエストメソッドに一致するルートがありません。',
   forbidden: 'この操作を行う権限がありません。',
   invalid_username: '不明なユーザー名です。もう一度確認するか、メールアドレスでお試しください。',
@@ -70,17 +71,22 @@ export const ja: Catalogue = {
   ical_filter_featured: '注目',
   ical_filter_from: '開始',
   ical_filter_to: '終了',
-  recurrence_frequency: 'ルールには DAILY、WEEKLY、MONTHLY、YEARLY のいずれかの FREQ が必要です（HOURLY、MINUTELY、SECONDLY には対応していません）。',
+  recurrence_frequency:
+    'ルールには DAILY、WEEKLY、MONTHLY、YEARLY のいずれかの FREQ が必要です（HOURLY、MINUTELY、SECONDLY には対応していません）。',
   recurrence_syntax: 'ルールが NAME=VALUE 形式の部分のリストではありません: {value}',
   recurrence_part: '{part} は対応していないルールの部分です。',
   recurrence_value: '{part} の値はルールで許可されていません: {value}',
   recurrence_count_until: 'COUNT と UNTIL は同時に使用できません。',
   recurrence_too_many: 'シリーズの繰り返しが {limit} 件を超えます。',
-  recurrence_date: 'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
-  recurrence_scope_first: 'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
-  recurrence_scope_this: '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
+  recurrence_date:
+    'rdates と exdates はローカルの日付 (YYYY-MM-DD) または日時 (YYYY-MM-DD HH:MM:SS) で指定してください。',
+  recurrence_scope_first:
+    'シリーズの最初のイベントだけを変更することはできません。following または all を使用してください。',
+  recurrence_scope_this:
+    '1 つの繰り返しだけではシリーズのルールを変更できません。recurrence_scope に following または all を指定してください。',
   cursor_invalid: 'カーソルが無効です。このサービスが返した next_cursor を使ってください。',
-  cursor_expired: 'カーソルが変更フィードの保持期間より古いです。すべてを取得し直してから、新しいカーソルでフィードを追ってください。',
+  cursor_expired:
+    'カーソルが変更フィードの保持期間より古いです。すべてを取得し直してから、新しいカーソルでフィードを追ってください。',
   webhook_url_invalid: '{name} は公開ホストへの http または https の URL でなければなりません。',
   webhook_not_found: 'この ID の Webhook はありません。',
   delivery_not_found: 'この Webhook にこの ID の配信はありません。',

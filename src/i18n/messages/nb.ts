@@ -70,7 +70,8 @@ export const nb: Catalogue = {
   ical_filter_featured: 'fremhevet',
   ical_filter_from: 'fra',
   ical_filter_to: 'til',
-  recurrence_frequency: 'Regelen trenger FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY og SECONDLY støttes ikke).',
+  recurrence_frequency:
+    'Regelen trenger FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY og SECONDLY støttes ikke).',
   recurrence_syntax: 'Regelen er ikke en liste med NAVN=VERDI-deler: {value}',
   recurrence_part: '{part} er ikke en støttet regeldel.',
   recurrence_value: '{part} har en verdi regelen ikke tillater: {value}',
@@ -80,7 +81,8 @@ export const nb: Catalogue = {
   recurrence_scope_first: 'Det første arrangementet i en serie kan ikke endres alene: bruk following eller all.',
   recurrence_scope_this: 'Én forekomst alene kan ikke endre seriens regel: bruk recurrence_scope following eller all.',
   cursor_invalid: 'Markøren er ugyldig: bruk en next_cursor fra denne tjenesten.',
-  cursor_expired: 'Markøren er eldre enn endringsstrømmen tar vare på: hent alt på nytt, og følg så strømmen fra en ny markør.',
+  cursor_expired:
+    'Markøren er eldre enn endringsstrømmen tar vare på: hent alt på nytt, og følg så strømmen fra en ny markør.',
   webhook_url_invalid: '{name} må være en http- eller https-URL til en offentlig vert.',
   webhook_not_found: 'Ingen webhook med denne ID-en.',
   delivery_not_found: 'Ingen levering med denne ID-en for denne webhooken.',

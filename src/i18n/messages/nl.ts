@@ -18,7 +18,8 @@ export const nl: Catalogue = {
   invalid_body: 'De body van het verzoek kon niet worden gelezen.',
   param_nul: '{name} mag geen NUL-tekens bevatten.',
   payload_too_large: 'De body van het verzoek is te groot.',
-  unsupported_media_type: 'Niet-ondersteund inhoudstype: verstuur application/json of application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Niet-ondersteund inhoudstype: verstuur application/json of application/x-www-form-urlencoded.',
   no_route: 'Er is geen route gevonden die overeenkomt met de URL en de aanvraagmethode.',
   forbidden: 'Sorry, je hebt geen toestemming om dat te doen.',
   invalid_username: 'Onbekende gebruikersnaam. Controleer het nogmaals of probeer je e-mailadres.',
@@ -30,12 +31,14 @@ export const nl: Catalogue = {
   term_exists: 'Er bestaat al een term met de opgegeven naam onder deze hoofdterm.',
   term_slug_exists: 'De slug ‘{slug}’ wordt al gebruikt door een andere term.',
   term_parent_invalid: 'Hoofdterm bestaat niet.',
-  term_parent_cycle: 'Een categorie kan niet haar eigen hoofdcategorie zijn, en ook niet de hoofdcategorie van een van haar bovenliggende categorieën.',
+  term_parent_cycle:
+    'Een categorie kan niet haar eigen hoofdcategorie zijn, en ook niet de hoofdcategorie van een van haar bovenliggende categorieën.',
   term_not_hierarchical: 'Kan geen hoofdterm instellen: de taxonomie is niet hiërarchisch.',
   term_name_empty: 'Een naam is vereist voor deze term.',
   event_invalid_id: 'Ongeldig evenement-ID.',
   archive_page_not_found: 'De opgevraagde pagina is niet gevonden.',
-  image_invalid: 'De afbeelding moet het ID van een afbeelding zijn of een http(s) URL van een afbeeldingsbestand op een openbare host.',
+  image_invalid:
+    'De afbeelding moet het ID van een afbeelding zijn of een http(s) URL van een afbeeldingsbestand op een openbare host.',
   image_upload_forbidden: 'Sorry, je hebt geen toestemming om afbeeldingen via een URL toe te voegen.',
   status_invalid: 'Deze status mag je niet opvragen.',
   event_not_found: 'Evenement met ID {id} niet gevonden.',
@@ -70,17 +73,21 @@ export const nl: Catalogue = {
   ical_filter_featured: 'uitgelicht',
   ical_filter_from: 'vanaf',
   ical_filter_to: 'tot',
-  recurrence_frequency: 'De regel heeft FREQ nodig: DAILY, WEEKLY, MONTHLY of YEARLY (HOURLY, MINUTELY en SECONDLY worden niet ondersteund).',
+  recurrence_frequency:
+    'De regel heeft FREQ nodig: DAILY, WEEKLY, MONTHLY of YEARLY (HOURLY, MINUTELY en SECONDLY worden niet ondersteund).',
   recurrence_syntax: 'De regel is geen lijst van NAAM=WAARDE-delen: {value}',
   recurrence_part: '{part} is geen ondersteund deel van een regel.',
   recurrence_value: '{part} heeft een waarde die de regel niet toestaat: {value}',
   recurrence_count_until: 'COUNT en UNTIL kunnen niet samen worden gebruikt.',
   recurrence_too_many: 'De reeks zou meer dan {limit} herhalingen hebben.',
   recurrence_date: 'rdates en exdates moeten lokale datums (YYYY-MM-DD) of datum-tijden (YYYY-MM-DD HH:MM:SS) zijn.',
-  recurrence_scope_first: 'Het eerste evenement van een reeks kan niet alleen worden gewijzigd: gebruik following of all.',
-  recurrence_scope_this: 'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
+  recurrence_scope_first:
+    'Het eerste evenement van een reeks kan niet alleen worden gewijzigd: gebruik following of all.',
+  recurrence_scope_this:
+    'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
   cursor_invalid: 'De cursor is ongeldig: gebruik een next_cursor van deze dienst.',
-  cursor_expired: 'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een nieuwe cursor.',
+  cursor_expired:
+    'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een nieuwe cursor.',
   webhook_url_invalid: '{name} moet een http- of https-URL naar een openbare host zijn.',
   webhook_not_found: 'Geen webhook met deze id.',
   delivery_not_found: 'Geen aflevering met deze id voor deze webhook.',

@@ -33,12 +33,14 @@ export const pl: Catalogue = {
   term_exists: 'Element taksonomii o podanej nazwie już istnieje w ramach tego elementu nadrzędnego.',
   term_slug_exists: 'Slug „{slug}” jest już używany przez inny element taksonomii.',
   term_parent_invalid: 'Nadrzędny element taksonomii nie istnieje.',
-  term_parent_cycle: 'Kategoria nie może być swoją własną kategorią nadrzędną ani kategorią nadrzędną żadnego ze swoich przodków.',
+  term_parent_cycle:
+    'Kategoria nie może być swoją własną kategorią nadrzędną ani kategorią nadrzędną żadnego ze swoich przodków.',
   term_not_hierarchical: 'Nie można ustawić elementu nadrzędnego, ponieważ taksonomia nie jest hierarchiczna.',
   term_name_empty: 'Nazwa tego elementu taksonomii jest wymagana.',
   event_invalid_id: 'Nieprawidłowy identyfikator wydarzenia.',
   archive_page_not_found: 'Nie znaleziono żądanej strony.',
-  image_invalid: 'Obrazek musi być identyfikatorem obrazka lub adresem http(s) URL pliku obrazka na publicznym serwerze.',
+  image_invalid:
+    'Obrazek musi być identyfikatorem obrazka lub adresem http(s) URL pliku obrazka na publicznym serwerze.',
   image_upload_forbidden: 'Niestety nie masz uprawnień do dodawania obrazków z adresu URL.',
   status_invalid: 'Nie możesz żądać tego statusu.',
   event_not_found: 'Nie znaleziono wydarzenia o identyfikatorze {id}.',
@@ -73,17 +75,21 @@ export const pl: Catalogue = {
   ical_filter_featured: 'wyróżnione',
   ical_filter_from: 'od',
   ical_filter_to: 'do',
-  recurrence_frequency: 'Reguła wymaga FREQ o wartości DAILY, WEEKLY, MONTHLY lub YEARLY (HOURLY, MINUTELY i SECONDLY nie są obsługiwane).',
+  recurrence_frequency:
+    'Reguła wymaga FREQ o wartości DAILY, WEEKLY, MONTHLY lub YEARLY (HOURLY, MINUTELY i SECONDLY nie są obsługiwane).',
   recurrence_syntax: 'Reguła nie jest listą części NAZWA=WARTOŚĆ: {value}',
   recurrence_part: '{part} nie jest obsługiwaną częścią reguły.',
   recurrence_value: '{part} ma wartość, na którą reguła nie pozwala: {value}',
   recurrence_count_until: 'COUNT i UNTIL nie mogą być użyte razem.',
   recurrence_too_many: 'Seria miałaby więcej niż {limit} wystąpień.',
-  recurrence_date: 'rdates i exdates muszą być lokalnymi datami (YYYY-MM-DD) lub datami z godziną (YYYY-MM-DD HH:MM:SS).',
+  recurrence_date:
+    'rdates i exdates muszą być lokalnymi datami (YYYY-MM-DD) lub datami z godziną (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Pierwszego wydarzenia serii nie można zmienić osobno: użyj following lub all.',
-  recurrence_scope_this: 'Pojedyncze wystąpienie nie może zmienić reguły serii: użyj recurrence_scope following lub all.',
+  recurrence_scope_this:
+    'Pojedyncze wystąpienie nie może zmienić reguły serii: użyj recurrence_scope following lub all.',
   cursor_invalid: 'Kursor jest nieprawidłowy: użyj next_cursor zwróconego przez tę usługę.',
-  cursor_expired: 'Kursor jest starszy, niż przechowuje strumień zmian: pobierz wszystko ponownie, a potem śledź strumień od nowego kursora.',
+  cursor_expired:
+    'Kursor jest starszy, niż przechowuje strumień zmian: pobierz wszystko ponownie, a potem śledź strumień od nowego kursora.',
   webhook_url_invalid: '{name} musi być adresem URL http lub https do publicznego hosta.',
   webhook_not_found: 'Brak webhooka o tym identyfikatorze.',
   delivery_not_found: 'Brak dostarczenia o tym identyfikatorze dla tego webhooka.',

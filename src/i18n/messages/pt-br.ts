@@ -18,7 +18,8 @@ export const ptBr: Catalogue = {
   invalid_body: 'Não foi possível ler o corpo da requisição.',
   param_nul: '{name} não pode conter caracteres NUL.',
   payload_too_large: 'O corpo da requisição é grande demais.',
-  unsupported_media_type: 'Tipo de conteúdo não suportado: envie application/json ou application/x-www-form-urlencoded.',
+  unsupported_media_type:
+    'Tipo de conteúdo não suportado: envie application/json ou application/x-www-form-urlencoded.',
   no_route: 'Nenhuma rota foi encontrada que corresponda à URL e ao método da requisição.',
   forbidden: 'Desculpe, você não tem permissão para fazer isso.',
   invalid_username: 'Nome de usuário desconhecido. Verifique novamente ou tente usar seu endereço de e-mail.',
@@ -70,7 +71,8 @@ export const ptBr: Catalogue = {
   ical_filter_featured: 'em destaque',
   ical_filter_from: 'de',
   ical_filter_to: 'até',
-  recurrence_frequency: 'A regra precisa de FREQ com DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY e SECONDLY não são suportados).',
+  recurrence_frequency:
+    'A regra precisa de FREQ com DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY e SECONDLY não são suportados).',
   recurrence_syntax: 'A regra não é uma lista de partes NOME=VALOR: {value}',
   recurrence_part: '{part} não é uma parte de regra suportada.',
   recurrence_value: '{part} tem um valor que a regra não permite: {value}',
@@ -78,9 +80,11 @@ export const ptBr: Catalogue = {
   recurrence_too_many: 'A série teria mais de {limit} ocorrências.',
   recurrence_date: 'rdates e exdates devem ser datas locais (YYYY-MM-DD) ou datas e horas (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'O primeiro evento de uma série não pode ser alterado sozinho: use following ou all.',
-  recurrence_scope_this: 'Uma ocorrência sozinha não pode alterar a regra da série: use recurrence_scope following ou all.',
+  recurrence_scope_this:
+    'Uma ocorrência sozinha não pode alterar a regra da série: use recurrence_scope following ou all.',
   cursor_invalid: 'O cursor não é válido: use um next_cursor fornecido por este serviço.',
-  cursor_expired: 'O cursor é mais antigo do que o feed de alterações guarda: liste tudo novamente e depois siga o feed a partir de um novo cursor.',
+  cursor_expired:
+    'O cursor é mais antigo do que o feed de alterações guarda: liste tudo novamente e depois siga o feed a partir de um novo cursor.',
   webhook_url_invalid: '{name} deve ser uma URL http ou https para um host público.',
   webhook_not_found: 'Nenhum webhook com este id.',
   delivery_not_found: 'Nenhuma entrega com este id para este webhook.',

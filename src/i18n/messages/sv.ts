@@ -70,7 +70,8 @@ export const sv: Catalogue = {
   ical_filter_featured: 'utvalda',
   ical_filter_from: 'från',
   ical_filter_to: 'till',
-  recurrence_frequency: 'Regeln behöver FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY och SECONDLY stöds inte).',
+  recurrence_frequency:
+    'Regeln behöver FREQ med DAILY, WEEKLY, MONTHLY eller YEARLY (HOURLY, MINUTELY och SECONDLY stöds inte).',
   recurrence_syntax: 'Regeln är inte en lista med NAMN=VÄRDE-delar: {value}',
   recurrence_part: '{part} är inte en regeldel som stöds.',
   recurrence_value: '{part} har ett värde som regeln inte tillåter: {value}',
@@ -78,9 +79,11 @@ export const sv: Catalogue = {
   recurrence_too_many: 'Serien skulle få fler än {limit} förekomster.',
   recurrence_date: 'rdates och exdates måste vara lokala datum (YYYY-MM-DD) eller datum med tid (YYYY-MM-DD HH:MM:SS).',
   recurrence_scope_first: 'Det första evenemanget i en serie kan inte ändras ensamt: använd following eller all.',
-  recurrence_scope_this: 'En enskild förekomst kan inte ändra seriens regel: använd recurrence_scope following eller all.',
+  recurrence_scope_this:
+    'En enskild förekomst kan inte ändra seriens regel: använd recurrence_scope following eller all.',
   cursor_invalid: 'Markören är ogiltig: använd en next_cursor från den här tjänsten.',
-  cursor_expired: 'Markören är äldre än vad ändringsflödet sparar: hämta allt igen och följ sedan flödet från en ny markör.',
+  cursor_expired:
+    'Markören är äldre än vad ändringsflödet sparar: hämta allt igen och följ sedan flödet från en ny markör.',
   webhook_url_invalid: '{name} måste vara en http- eller https-URL till en publik värd.',
   webhook_not_found: 'Ingen webhook med detta id.',
   delivery_not_found: 'Ingen leverans med detta id för denna webhook.',

@@ -19,7 +19,6 @@ import { countDelivery } from './metrics';
 const BATCH = 20;
 const PRUNE_EVERY_MS = 60_000;
 
-
 export interface Dispatcher {
   /** One pass: claim what is due and deliver it (tests call it to step the dispatcher). */
   tick(): Promise<number>;
@@ -42,7 +41,11 @@ export function startDispatcher(context: AppContext, logger: Logger, { loop = tr
     // a claim outlives any attempt (bounded by the timeout) with room for clock differences between nodes
     const leaseMs = 2 * context.config.webhookTimeoutMs + 5_000;
     const due = await repo.claimDue(context.db, utcNow(), utcAt(now().getTime() + leaseMs), BATCH);
-    await Promise.all(due.map((d) => deliver(context, d).catch((err) => logger.error({ err, delivery: d.id }, 'webhook delivery failed'))));
+    await Promise.all(
+      due.map((d) =>
+        deliver(context, d).catch((err) => logger.error({ err, delivery: d.id }, 'webhook delivery failed')),
+      ),
+    );
     return due.length;
   };
   const schedule = () => {
@@ -72,8 +75,15 @@ async function payloadOf(context: AppContext, d: repo.DeliveryRow): Promise<stri
   let data: object;
   if (d.resource === null || d.record_id === null) data = { webhook_id: d.webhook_id };
   else {
-    const reader = { req: offlineRequest(context), db: context.db, caller: undefined, language: context.config.defaultLanguage };
-    const record = d.type.endsWith('.deleted') ? undefined : await readRecord(reader, d.resource as Resource, d.record_id);
+    const reader = {
+      req: offlineRequest(context),
+      db: context.db,
+      caller: undefined,
+      language: context.config.defaultLanguage,
+    };
+    const record = d.type.endsWith('.deleted')
+      ? undefined
+      : await readRecord(reader, d.resource as Resource, d.record_id);
     data = { id: d.record_id, record: record ?? null };
   }
   const payload = JSON.stringify({ type: d.type, timestamp, data });
@@ -109,21 +119,36 @@ async function deliver(context: AppContext, d: repo.DeliveryRow & { webhook: rep
 const succeeded = (r: AttemptResult) => r.error === null && r.status !== null && r.status >= 200 && r.status < 300;
 
 /** Logs the attempt, then: done, another try later (the retry schedule), or given up; disables a hook failing too long. */
-async function record(context: AppContext, d: repo.DeliveryRow & { webhook: repo.WebhookRow }, attemptedUtc: string, result: AttemptResult): Promise<void> {
+async function record(
+  context: AppContext,
+  d: repo.DeliveryRow & { webhook: repo.WebhookRow },
+  attemptedUtc: string,
+  result: AttemptResult,
+): Promise<void> {
   const { config } = context;
   const ok = succeeded(result);
   const retryIn = config.webhookRetrySchedule[d.attempt_count - 1];
   countDelivery(context.metrics, ok ? 'succeeded' : retryIn === undefined ? 'failed' : 'retrying');
   await context.db.transaction(async (trx) => {
     await repo.insertAttempt(trx, {
-      delivery_id: d.id, attempt: d.attempt_count, attempted_utc: attemptedUtc, status: result.status,
-      duration_ms: result.durationMs, response_body: result.responseBody, error: result.error,
+      delivery_id: d.id,
+      attempt: d.attempt_count,
+      attempted_utc: attemptedUtc,
+      status: result.status,
+      duration_ms: result.durationMs,
+      response_body: result.responseBody,
+      error: result.error,
     });
     await repo.updateDelivery(trx, d.id, {
       state: ok ? 'succeeded' : retryIn === undefined ? 'failed' : 'pending',
       // rounded up to the stored second: never due before the delay has passed
-      next_attempt_utc: ok || retryIn === undefined ? d.next_attempt_utc : utcAt(Math.ceil((now().getTime() + retryIn * 1000) / 1000) * 1000),
-      claimed_until_utc: null, last_attempt_utc: attemptedUtc, last_status: result.status,
+      next_attempt_utc:
+        ok || retryIn === undefined
+          ? d.next_attempt_utc
+          : utcAt(Math.ceil((now().getTime() + retryIn * 1000) / 1000) * 1000),
+      claimed_until_utc: null,
+      last_attempt_utc: attemptedUtc,
+      last_status: result.status,
     });
     const hook = await repo.findWebhook(trx, d.webhook_id);
     if (!hook) return;
@@ -135,7 +160,9 @@ async function record(context: AppContext, d: repo.DeliveryRow & { webhook: repo
     const failingMs = now().getTime() - Date.parse(`${since.replace(' ', 'T')}Z`);
     if (hook.active && failingMs >= config.webhookDisableAfterSeconds * 1000) {
       await repo.updateWebhook(trx, hook.id, {
-        failing_since_utc: since, active: false, disabled_utc: utcNow(),
+        failing_since_utc: since,
+        active: false,
+        disabled_utc: utcNow(),
         disabled_reason: `every delivery failed since ${since} UTC`,
       });
     } else if (!hook.failing_since_utc) await repo.updateWebhook(trx, hook.id, { failing_since_utc: since });

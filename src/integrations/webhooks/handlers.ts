@@ -27,19 +27,40 @@ type Req<O extends keyof HandlerTable> = TypedRequest<O>;
 
 function toWireWebhook(row: repo.WebhookRow, secret?: string) {
   return {
-    id: row.id, url: row.url, events: row.events, active: row.active, description: row.description,
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    description: row.description,
     ...(secret ? { secret } : {}),
-    failing_since_utc: row.failing_since_utc, disabled_utc: row.disabled_utc, disabled_reason: row.disabled_reason,
-    created_utc: row.created_utc, modified_utc: row.modified_utc,
+    failing_since_utc: row.failing_since_utc,
+    disabled_utc: row.disabled_utc,
+    disabled_reason: row.disabled_reason,
+    created_utc: row.created_utc,
+    modified_utc: row.modified_utc,
   };
 }
 
 function toWireDelivery(row: repo.DeliveryRow, attempts: repo.AttemptRow[]) {
   return {
-    id: row.id, webhook_id: row.webhook_id, message_id: row.message_id, type: row.type, resource: row.resource,
-    record_id: row.record_id, created_utc: row.created_utc, state: row.state, attempt_count: row.attempt_count,
+    id: row.id,
+    webhook_id: row.webhook_id,
+    message_id: row.message_id,
+    type: row.type,
+    resource: row.resource,
+    record_id: row.record_id,
+    created_utc: row.created_utc,
+    state: row.state,
+    attempt_count: row.attempt_count,
     next_attempt_utc: row.state === 'pending' ? row.next_attempt_utc : null,
-    attempts: attempts.map(({ attempt, attempted_utc, status, duration_ms, response_body, error }) => ({ attempt, attempted_utc, status, duration_ms, response_body, error })),
+    attempts: attempts.map(({ attempt, attempted_utc, status, duration_ms, response_body, error }) => ({
+      attempt,
+      attempted_utc,
+      status,
+      duration_ms,
+      response_body,
+      error,
+    })),
   };
 }
 
@@ -60,7 +81,8 @@ function checkedUrl(req: Req<'createWebhook' | 'updateWebhook'>, url: string): s
   return url;
 }
 
-const sealed = (req: Req<keyof HandlerTable>, secret: string) => sealSecret(secret, context(req).config.webhookSecretKey);
+const sealed = (req: Req<keyof HandlerTable>, secret: string) =>
+  sealSecret(secret, context(req).config.webhookSecretKey);
 
 export const webhookHandlers = {
   async listWebhooks(req: Req<'listWebhooks'>, res: Response) {
@@ -73,9 +95,19 @@ export const webhookHandlers = {
     const body = req.body as { url: string; events: string[]; active?: boolean; description?: string };
     const secret = newSecret();
     const at = utcNow();
-    const fields = { url: checkedUrl(req, body.url), events: [...new Set(body.events)], active: body.active ?? true, description: body.description ?? '' };
+    const fields = {
+      url: checkedUrl(req, body.url),
+      events: [...new Set(body.events)],
+      active: body.active ?? true,
+      description: body.description ?? '',
+    };
     const id = await db.transaction(async (trx) => {
-      const made = await repo.insertWebhook(trx, { ...fields, secret: sealed(req, secret), created_utc: at, modified_utc: at });
+      const made = await repo.insertWebhook(trx, {
+        ...fields,
+        secret: sealed(req, secret),
+        created_utc: at,
+        modified_utc: at,
+      });
       await audit(trx, caller(req) as Caller, 'create', 'webhook', made, changes(undefined, fields)); // never the secret
       return made;
     });
@@ -95,12 +127,20 @@ export const webhookHandlers = {
     if (body.active !== undefined) {
       values.active = body.active;
       // switching a disabled subscription back on gives it a fresh start
-      if (body.active && !row.active) Object.assign(values, { failing_since_utc: null, disabled_utc: null, disabled_reason: null });
+      if (body.active && !row.active)
+        Object.assign(values, { failing_since_utc: null, disabled_utc: null, disabled_reason: null });
     }
     const { modified_utc: _modified, ...changed } = values;
     await db.transaction(async (trx) => {
       await repo.updateWebhook(trx, row.id, values);
-      await audit(trx, caller(req) as Caller, 'update', 'webhook', row.id, changes(row as unknown as Record<string, unknown>, changed));
+      await audit(
+        trx,
+        caller(req) as Caller,
+        'update',
+        'webhook',
+        row.id,
+        changes(row as unknown as Record<string, unknown>, changed),
+      );
     });
     res.json(toWireWebhook(await webhookById(db, row.id)));
   },
@@ -109,7 +149,10 @@ export const webhookHandlers = {
     const row = await webhookById(db, req.params.id);
     await db.transaction(async (trx) => {
       await repo.deleteWebhook(trx, row.id);
-      await audit(trx, caller(req) as Caller, 'delete', 'webhook', row.id, { url: { old: row.url }, events: { old: row.events } });
+      await audit(trx, caller(req) as Caller, 'delete', 'webhook', row.id, {
+        url: { old: row.url },
+        events: { old: row.events },
+      });
     });
     res.json(toWireWebhook(row));
   },
@@ -120,11 +163,20 @@ export const webhookHandlers = {
     const stored = sealed(req, secret);
     await db.transaction(async (trx) => {
       await repo.updateWebhook(trx, row.id, {
-        secret: stored, previous_secret: row.secret,
-        previous_secret_until_utc: utcAt(now().getTime() + ROTATION_OVERLAP_MS), modified_utc: utcNow(),
+        secret: stored,
+        previous_secret: row.secret,
+        previous_secret_until_utc: utcAt(now().getTime() + ROTATION_OVERLAP_MS),
+        modified_utc: utcNow(),
       });
       // recorded as changed, its values `[redacted]`
-      await audit(trx, caller(req) as Caller, 'update', 'webhook', row.id, changes({ secret: row.secret }, { secret: stored }));
+      await audit(
+        trx,
+        caller(req) as Caller,
+        'update',
+        'webhook',
+        row.id,
+        changes({ secret: row.secret }, { secret: stored }),
+      );
     });
     res.json(toWireWebhook(await webhookById(db, row.id), secret));
   },
@@ -133,8 +185,15 @@ export const webhookHandlers = {
     const row = await webhookById(db, req.params.id);
     const at = utcNow();
     const id = await repo.insertDelivery(db, {
-      webhook_id: row.id, message_id: newMessageId(), type: 'webhook.ping', resource: null, record_id: null,
-      created_utc: at, state: 'pending', attempt_count: 0, next_attempt_utc: at,
+      webhook_id: row.id,
+      message_id: newMessageId(),
+      type: 'webhook.ping',
+      resource: null,
+      record_id: null,
+      created_utc: at,
+      state: 'pending',
+      attempt_count: 0,
+      next_attempt_utc: at,
     });
     res.status(202).json(await deliveryWire(db, row.id, id));
   },
@@ -143,16 +202,25 @@ export const webhookHandlers = {
     const row = await webhookById(db, req.params.id);
     const page = paging(req.query);
     const { rows, total } = await repo.listDeliveries(db, row.id, page.perPage, page.offset);
-    const attempts = await repo.attemptsOf(db, rows.map((d) => d.id));
+    const attempts = await repo.attemptsOf(
+      db,
+      rows.map((d) => d.id),
+    );
     res.json({
-      deliveries: rows.map((d) => toWireDelivery(d, attempts.get(d.id) ?? [])), total, total_pages: Math.ceil(total / page.perPage),
+      deliveries: rows.map((d) => toWireDelivery(d, attempts.get(d.id) ?? [])),
+      total,
+      total_pages: Math.ceil(total / page.perPage),
     });
   },
   async retryWebhookDelivery(req: Req<'retryWebhookDelivery'>, res: Response) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     await deliveryWire(db, row.id, req.params.delivery_id); // 404 when it is not this subscription's
-    await repo.updateDelivery(db, req.params.delivery_id, { state: 'pending', next_attempt_utc: utcNow(), claimed_until_utc: null });
+    await repo.updateDelivery(db, req.params.delivery_id, {
+      state: 'pending',
+      next_attempt_utc: utcNow(),
+      claimed_until_utc: null,
+    });
     res.status(202).json(await deliveryWire(db, row.id, req.params.delivery_id));
   },
 } satisfies Partial<HandlerTable>;

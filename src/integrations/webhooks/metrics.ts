@@ -11,11 +11,21 @@ import { outboxStatus } from './repository';
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
 
 export function registerWebhookMetrics(metrics: Metrics, db: Db): void {
-  metrics.gauge('webhook_outbox_depth', 'Webhook deliveries waiting to be sent (all nodes)', async () => (await outboxStatus(db)).pending);
-  metrics.gauge('webhook_outbox_oldest_age_seconds', 'Age of the oldest webhook delivery not yet sent (0 when none)', async () => {
-    const { oldestCreatedUtc } = await outboxStatus(db);
-    return oldestCreatedUtc ? Math.max(0, (now().getTime() - Date.parse(`${oldestCreatedUtc.replace(' ', 'T')}Z`)) / 1000) : 0;
-  });
+  metrics.gauge(
+    'webhook_outbox_depth',
+    'Webhook deliveries waiting to be sent (all nodes)',
+    async () => (await outboxStatus(db)).pending,
+  );
+  metrics.gauge(
+    'webhook_outbox_oldest_age_seconds',
+    'Age of the oldest webhook delivery not yet sent (0 when none)',
+    async () => {
+      const { oldestCreatedUtc } = await outboxStatus(db);
+      return oldestCreatedUtc
+        ? Math.max(0, (now().getTime() - Date.parse(`${oldestCreatedUtc.replace(' ', 'T')}Z`)) / 1000)
+        : 0;
+    },
+  );
   deliveries(metrics);
 }
 
@@ -24,4 +34,5 @@ export function countDelivery(metrics: Metrics, outcome: DeliveryOutcome): void 
   deliveries(metrics).inc({ outcome });
 }
 
-const deliveries = (metrics: Metrics) => metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts of this node by outcome', ['outcome']);
+const deliveries = (metrics: Metrics) =>
+  metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts of this node by outcome', ['outcome']);

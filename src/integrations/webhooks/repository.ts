@@ -47,13 +47,22 @@ export interface AttemptRow {
 }
 
 function webhook(row: Record<string, unknown>): WebhookRow {
-  return { ...row, id: toNumber(row.id), active: toBoolean(row.active), events: JSON.parse(String(row.events)) } as WebhookRow;
+  return {
+    ...row,
+    id: toNumber(row.id),
+    active: toBoolean(row.active),
+    events: JSON.parse(String(row.events)),
+  } as WebhookRow;
 }
 
 function delivery(row: Record<string, unknown>): DeliveryRow {
   return {
-    ...row, id: toNumber(row.id), webhook_id: toNumber(row.webhook_id), attempt_count: toNumber(row.attempt_count),
-    record_id: row.record_id === null ? null : toNumber(row.record_id), last_status: row.last_status === null ? null : toNumber(row.last_status),
+    ...row,
+    id: toNumber(row.id),
+    webhook_id: toNumber(row.webhook_id),
+    attempt_count: toNumber(row.attempt_count),
+    record_id: row.record_id === null ? null : toNumber(row.record_id),
+    last_status: row.last_status === null ? null : toNumber(row.last_status),
   } as DeliveryRow;
 }
 
@@ -62,7 +71,11 @@ export async function findWebhook(db: Executor, id: number): Promise<WebhookRow 
   return row && webhook(row);
 }
 
-export async function listWebhooks(db: Executor, limit: number, offset: number): Promise<{ rows: WebhookRow[]; total: number }> {
+export async function listWebhooks(
+  db: Executor,
+  limit: number,
+  offset: number,
+): Promise<{ rows: WebhookRow[]; total: number }> {
   const [{ n }] = await db('webhooks').count('* as n');
   const rows = await db('webhooks').orderBy('id').limit(limit).offset(offset);
   return { rows: rows.map(webhook), total: toNumber(n) };
@@ -70,7 +83,10 @@ export async function listWebhooks(db: Executor, limit: number, offset: number):
 
 export type WebhookValues = Partial<Omit<WebhookRow, 'id' | 'events'>> & { events?: string[] };
 
-const columns = ({ events, ...rest }: WebhookValues) => ({ ...rest, ...(events ? { events: JSON.stringify(events) } : {}) });
+const columns = ({ events, ...rest }: WebhookValues) => ({
+  ...rest,
+  ...(events ? { events: JSON.stringify(events) } : {}),
+});
 
 export async function insertWebhook(db: Executor, values: WebhookValues): Promise<number> {
   const [row] = await db('webhooks').insert(columns(values)).returning('id');
@@ -85,7 +101,10 @@ export async function deleteWebhook(db: Executor, id: number): Promise<void> {
   await db('webhooks').where({ id }).delete();
 }
 
-export async function insertDelivery(db: Executor, values: Omit<DeliveryRow, 'id' | 'payload' | 'claimed_until_utc' | 'last_attempt_utc' | 'last_status'>): Promise<number> {
+export async function insertDelivery(
+  db: Executor,
+  values: Omit<DeliveryRow, 'id' | 'payload' | 'claimed_until_utc' | 'last_attempt_utc' | 'last_status'>,
+): Promise<number> {
   const [row] = await db('webhook_deliveries').insert(values).returning('id');
   return toNumber(typeof row === 'object' ? row.id : row);
 }
@@ -96,9 +115,18 @@ export async function findDelivery(db: Executor, webhookId: number, id: number):
 }
 
 /** A subscription's deliveries, newest first. */
-export async function listDeliveries(db: Executor, webhookId: number, limit: number, offset: number): Promise<{ rows: DeliveryRow[]; total: number }> {
+export async function listDeliveries(
+  db: Executor,
+  webhookId: number,
+  limit: number,
+  offset: number,
+): Promise<{ rows: DeliveryRow[]; total: number }> {
   const [{ n }] = await db('webhook_deliveries').where({ webhook_id: webhookId }).count('* as n');
-  const rows = await db('webhook_deliveries').where({ webhook_id: webhookId }).orderBy('id', 'desc').limit(limit).offset(offset);
+  const rows = await db('webhook_deliveries')
+    .where({ webhook_id: webhookId })
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset);
   return { rows: rows.map(delivery), total: toNumber(n) };
 }
 
@@ -107,7 +135,12 @@ export async function attemptsOf(db: Executor, deliveryIds: number[]): Promise<M
   if (!deliveryIds.length) return byDelivery;
   const rows = await db('webhook_attempts').whereIn('delivery_id', deliveryIds).orderBy('id');
   for (const row of rows) {
-    const attempt = { ...row, delivery_id: toNumber(row.delivery_id), status: row.status === null ? null : toNumber(row.status), duration_ms: toNumber(row.duration_ms) };
+    const attempt = {
+      ...row,
+      delivery_id: toNumber(row.delivery_id),
+      status: row.status === null ? null : toNumber(row.status),
+      duration_ms: toNumber(row.duration_ms),
+    };
     byDelivery.get(attempt.delivery_id)?.push(attempt);
   }
   return byDelivery;
@@ -132,12 +165,19 @@ export async function insertAttempt(db: Executor, attempt: AttemptRow): Promise<
  * lease, so no transaction stays open while a receiver answers. A delivery waits while an earlier one of the same
  * record to the same subscription is still pending: one record's deliveries go out in order.
  */
-export async function claimDue(db: Db, at: string, leaseUntil: string, limit: number): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
+export async function claimDue(
+  db: Db,
+  at: string,
+  leaseUntil: string,
+  limit: number,
+): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
   return db.transaction(async (trx) => {
     const lock = isPostgres(trx) ? 'for update of d skip locked' : '';
     const { ids } = await dueIds(trx, at, limit, lock);
     if (!ids.length) return [];
-    await trx('webhook_deliveries').whereIn('id', ids).update({ claimed_until_utc: leaseUntil, attempt_count: trx.raw('attempt_count + 1') });
+    await trx('webhook_deliveries')
+      .whereIn('id', ids)
+      .update({ claimed_until_utc: leaseUntil, attempt_count: trx.raw('attempt_count + 1') });
     const rows = await trx('webhook_deliveries').whereIn('id', ids).orderBy('id');
     const hooks = await trx('webhooks').whereIn('id', [...new Set(rows.map((r) => r.webhook_id))]);
     const byId = new Map(hooks.map((h) => [toNumber(h.id), webhook(h)]));
@@ -146,17 +186,23 @@ export async function claimDue(db: Db, at: string, leaseUntil: string, limit: nu
 }
 
 async function dueIds(trx: Knex.Transaction, at: string, limit: number, lock: string): Promise<{ ids: number[] }> {
-  const result = await trx.raw(`select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+  const result = await trx.raw(
+    `select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
     where d.state = 'pending' and d.next_attempt_utc <= ? and (d.claimed_until_utc is null or d.claimed_until_utc < ?)
       and w.active = ? and not exists (select 1 from webhook_deliveries e where e.webhook_id = d.webhook_id
         and e.resource = d.resource and e.record_id = d.record_id and e.id < d.id and e.state = 'pending')
-    order by d.id limit ? ${lock}`, [at, at, true, limit]);
+    order by d.id limit ? ${lock}`,
+    [at, at, true, limit],
+  );
   const rows = (Array.isArray(result) ? result : result.rows) as Array<{ id: number | string }>;
   return { ids: rows.map((r) => toNumber(r.id)) };
 }
 
 /** For the metrics: deliveries waiting to go out (every node's), and when the oldest of them was created. */
 export async function outboxStatus(db: Executor): Promise<{ pending: number; oldestCreatedUtc: string | null }> {
-  const [row] = await db('webhook_deliveries').where({ state: 'pending' }).count({ pending: '*' }).min({ oldest: 'created_utc' });
+  const [row] = await db('webhook_deliveries')
+    .where({ state: 'pending' })
+    .count({ pending: '*' })
+    .min({ oldest: 'created_utc' });
   return { pending: toNumber(row?.pending), oldestCreatedUtc: (row?.oldest as string | null | undefined) ?? null };
 }

@@ -17,7 +17,13 @@ export interface AttemptResult {
   error: string | null;
 }
 
-export async function post(target: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<AttemptResult> {
+export async function post(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  allowPrivate: boolean,
+): Promise<AttemptResult> {
   const started = performance.now(); // elapsed time: the process's monotonic clock
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(target);
@@ -33,18 +39,24 @@ export async function post(target: string, headers: Record<string, string>, body
   }) as unknown as LookupFunction;
   return new Promise<AttemptResult>((resolve) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, {
-      method: 'POST', lookup, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < ANSWER_LIMIT) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('end', () => done(res.statusCode ?? null, null, chunks));
-      res.on('error', (err) => done(res.statusCode ?? null, err.message, chunks));
-    });
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < ANSWER_LIMIT) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => done(res.statusCode ?? null, null, chunks));
+        res.on('error', (err) => done(res.statusCode ?? null, err.message, chunks));
+      },
+    );
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     let finished = false;
     const done = (status: number | null, error: string | null, chunks: Buffer[] = []) => {

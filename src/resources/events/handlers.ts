@@ -42,7 +42,13 @@ async function wire(req: Req<keyof HandlerTable>, db: Executor, row: EventRow, s
   return toWireEvent(renderContext(req), translated, relations, { single });
 }
 
-async function send(req: Req<keyof HandlerTable>, res: Response, db: Executor, row: EventRow, single = false): Promise<void> {
+async function send(
+  req: Req<keyof HandlerTable>,
+  res: Response,
+  db: Executor,
+  row: EventRow,
+  single = false,
+): Promise<void> {
   res.json(await wire(req, db, row, single));
 }
 
@@ -58,7 +64,13 @@ async function reload(db: Executor, id: number): Promise<EventRow> {
 }
 
 /** A page of events (`GET /events`, `/events/{id}/occurrences`), open-ended series materialised to its window first. */
-async function sendEvents(req: Req<'listEvents' | 'listEventOccurrences'>, res: Response, filters: EventFilters, password: string | undefined, path?: string): Promise<void> {
+async function sendEvents(
+  req: Req<'listEvents' | 'listEventOccurrences'>,
+  res: Response,
+  filters: EventFilters,
+  password: string | undefined,
+  path?: string,
+): Promise<void> {
   const { db, config } = context(req);
   const who = caller(req);
   const page = paging(req.query);
@@ -95,7 +107,14 @@ const handlers = {
   },
   async create(req: Req<'createEvent'>, res: Response) {
     const { db, config } = context(req);
-    const id = await service.createEvent(db, config, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, { type: 'event', id: made }));
+    const id = await service.createEvent(
+      db,
+      config,
+      caller(req) as Caller,
+      req.body,
+      requestLanguage(req),
+      (trx, made) => claimCreated(trx, req, { type: 'event', id: made }),
+    );
     await sendCreated(req, res, { type: 'event', id }, renderCreated);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
@@ -106,10 +125,24 @@ const handlers = {
     singleRecord(res, row);
     await send(req, res, context(req).db, row, true);
   },
-  async update(req: Req<'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'>, res: Response) {
+  async update(
+    req: Req<
+      'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'
+    >,
+    res: Response,
+  ) {
     const { db, config } = context(req);
     const row = await target(req);
-    const written = await service.updateEvent(db, config, caller(req) as Caller, row, req.body ?? {}, requestLanguage(req), scopeOf(req), precondition(req));
+    const written = await service.updateEvent(
+      db,
+      config,
+      caller(req) as Caller,
+      row,
+      req.body ?? {},
+      requestLanguage(req),
+      scopeOf(req),
+      precondition(req),
+    );
     // the event asked for, as the series write left it (the series event when `all` regenerated it away)
     await send(req, res, db, (await repo.findEvent(db, row.id)) ?? (await reload(db, written)));
   },
@@ -117,7 +150,12 @@ const handlers = {
     const { db } = context(req);
     const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
-    await send(req, res, db, await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req), precondition(req)));
+    await send(
+      req,
+      res,
+      db,
+      await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req), precondition(req)),
+    );
   },
 };
 

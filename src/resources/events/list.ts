@@ -25,11 +25,22 @@ const RELATIVE = ['starts_before', 'starts_after', 'ends_before', 'ends_after'] 
 type DateParam = 'start_date' | 'end_date' | (typeof RELATIVE)[number];
 
 /** The window a list covers without date filters: from `daysBack` days before today to `monthsAhead` months after. */
-export interface DefaultWindow { daysBack: number; monthsAhead: number }
+export interface DefaultWindow {
+  daysBack: number;
+  monthsAhead: number;
+}
 
 const LIST_WINDOW: DefaultWindow = { daysBack: 1, monthsAhead: 24 };
 
-export async function eventFilters(db: Executor, config: Readonly<Config>, caller: Caller | undefined, q: EventListQuery, language: string, now = clockNow(), window = LIST_WINDOW): Promise<EventFilters> {
+export async function eventFilters(
+  db: Executor,
+  config: Readonly<Config>,
+  caller: Caller | undefined,
+  q: EventListQuery,
+  language: string,
+  now = clockNow(),
+  window = LIST_WINDOW,
+): Promise<EventFilters> {
   if (q.ticketed !== undefined && isTrue(q.ticketed)) {
     throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
   }
@@ -38,7 +49,7 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
     statuses,
     readable: needsReadableFilter(caller)
       ? (query, { e = 'e', p = 'p' } = { p: 'p' }) =>
-        whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
+          whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
       : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now, window)),
   };
@@ -52,7 +63,11 @@ export async function eventFilters(db: Executor, config: Readonly<Config>, calle
   if (q.geoloc_lat !== undefined || q.geoloc_lng !== undefined) {
     if (q.geoloc_lat === undefined) throw invalidParam('geoloc_lat', 'geoloc_pair');
     if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
-    const near = await venueIdsNear(db, { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng), radiusKm: q.geoloc_radius ?? 25 });
+    const near = await venueIdsNear(db, {
+      lat: roundCoordinate(q.geoloc_lat),
+      lng: roundCoordinate(q.geoloc_lng),
+      radiusKm: q.geoloc_radius ?? 25,
+    });
     const found = new Set(near);
     filters.venueIds = filters.venueIds ? filters.venueIds.filter((id) => found.has(id)) : near;
   }
@@ -109,7 +124,13 @@ function rounded(instant: DateTime, round: 'start' | 'end', zone: string): DateT
 }
 
 /** Category or tag references (ids or slugs) that must all exist; categories include their descendants. */
-async function termFilter(db: Executor, taxonomy: Taxonomy, param: string, refs: Array<number | string>, descendants: boolean): Promise<number[]> {
+async function termFilter(
+  db: Executor,
+  taxonomy: Taxonomy,
+  param: string,
+  refs: Array<number | string>,
+  descendants: boolean,
+): Promise<number[]> {
   const { ids, unknown } = await resolveTermRefs(db, taxonomy, refs);
   if (unknown.length) throw invalidParam(param, 'term_unknown');
   return descendants ? withDescendants(db, taxonomy, ids) : ids;
@@ -117,12 +138,20 @@ async function termFilter(db: Executor, taxonomy: Taxonomy, param: string, refs:
 
 async function postFilter(db: Executor, type: 'venue' | 'organizer', ids: number[]): Promise<number[]> {
   const existing = await existingIds(db, type, ids);
-  if (ids.some((id) => !existing.has(id))) throw invalidParam(type, type === 'venue' ? 'venue_invalid' : 'organizer_invalid');
+  if (ids.some((id) => !existing.has(id)))
+    throw invalidParam(type, type === 'venue' ? 'venue_invalid' : 'organizer_invalid');
   return ids;
 }
 
 /** `rest_invalid_param` whose `details` carry the sub-error, as the plugin reports `ticketed` (tec-compat §2.2). */
 function invalidParams400(name: string, detail: { code: string; message: 'tickets_unavailable' }): ApiError {
   const error = invalidParam(name, detail.message);
-  return new ApiError(error.status, error.code, error.messageKey, error.values, { details: { [name]: { code: detail.code, data: { status: 400 } } } }, error.params);
+  return new ApiError(
+    error.status,
+    error.code,
+    error.messageKey,
+    error.values,
+    { details: { [name]: { code: detail.code, data: { status: 400 } } } },
+    error.params,
+  );
 }

@@ -9,7 +9,15 @@ import { dateDetails, fromUtc, isoWithOffset, timezoneAbbr } from '../../domain/
 import { imagesByIds, toWireImage, type ImageRow } from '../images/images';
 import { organizersByIds, type OrganizerRow } from '../organizers/repository';
 import { organizerJsonLd, toWireOrganizer } from '../organizers/mapper';
-import { content, dropEmpty, globalIds, postUrl, publicationTimes, stripTags, type RenderContext } from '../posts/mapper';
+import {
+  content,
+  dropEmpty,
+  globalIds,
+  postUrl,
+  publicationTimes,
+  stripTags,
+  type RenderContext,
+} from '../posts/mapper';
 import { termsOfPosts, type TermRow } from '../terms/repository';
 import { venuesByIds, type VenueRow } from '../venues/repository';
 import { toWireVenue, venueJsonLd } from '../venues/mapper';
@@ -33,20 +41,38 @@ export interface EventRelations {
 /** What the events of a page link to, in `language` (the events themselves are translated by the caller). */
 export async function loadRelations(db: Executor, rows: EventRow[], language: string): Promise<EventRelations> {
   const ids = rows.map((row) => row.id);
-  const [termsByPost, organizerIds, recurrence] = await Promise.all([termsOfPosts(db, ids), organizerIdsOf(db, ids), recurrenceOf(db, ids)]);
+  const [termsByPost, organizerIds, recurrence] = await Promise.all([
+    termsOfPosts(db, ids),
+    organizerIdsOf(db, ids),
+    recurrenceOf(db, ids),
+  ]);
   const [venueRows, organizerRows, termRows] = await Promise.all([
-    venuesByIds(db, rows.flatMap((row) => (row.venue_id === null ? [] : [row.venue_id]))),
+    venuesByIds(
+      db,
+      rows.flatMap((row) => (row.venue_id === null ? [] : [row.venue_id])),
+    ),
     organizersByIds(db, [...organizerIds.values()].flat()),
     translateTerms(db, [...termsByPost.values()].flat(), language),
   ]);
-  const [venues, organizers] = await Promise.all([translated(db, venueRows, language), translated(db, organizerRows, language)]);
+  const [venues, organizers] = await Promise.all([
+    translated(db, venueRows, language),
+    translated(db, organizerRows, language),
+  ]);
   const translatedTerms = new Map(termRows.map((term) => [term.id, term]));
-  const terms = new Map([...termsByPost].map(([post, list]) => [post, list.map((term) => translatedTerms.get(term.id) ?? term)]));
-  const imageIds = [...rows, ...venues.values(), ...organizers.values()].flatMap((r) => (r.image_id === null ? [] : [r.image_id]));
+  const terms = new Map(
+    [...termsByPost].map(([post, list]) => [post, list.map((term) => translatedTerms.get(term.id) ?? term)]),
+  );
+  const imageIds = [...rows, ...venues.values(), ...organizers.values()].flatMap((r) =>
+    r.image_id === null ? [] : [r.image_id],
+  );
   return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds), recurrence };
 }
 
-async function translated<T extends VenueRow | OrganizerRow>(db: Executor, rows: Map<number, T>, language: string): Promise<Map<number, T>> {
+async function translated<T extends VenueRow | OrganizerRow>(
+  db: Executor,
+  rows: Map<number, T>,
+  language: string,
+): Promise<Map<number, T>> {
   return new Map((await translatePosts(db, [...rows.values()], language)).map((row) => [row.id, row]));
 }
 
@@ -57,13 +83,22 @@ export interface RenderOptions {
   blanked?: boolean;
 }
 
-export function toWireEvent(ctx: RenderContext, row: EventRow, rel: EventRelations, { single = false, blanked = false }: RenderOptions = {}): Event {
+export function toWireEvent(
+  ctx: RenderContext,
+  row: EventRow,
+  rel: EventRelations,
+  { single = false, blanked = false }: RenderOptions = {},
+): Event {
   const url = postUrl(ctx, 'event', row.slug);
   const image = row.image_id === null ? undefined : rel.images.get(row.image_id);
   const venue = row.venue_id === null ? undefined : rel.venues.get(row.venue_id);
   const organizers = (rel.organizerIds.get(row.id) ?? []).flatMap((id) => rel.organizers.get(id) ?? []);
   const terms = rel.terms.get(row.id) ?? [];
-  const { cost, cost_details } = costOf(row.cost ? JSON.parse(row.cost) as string[] : [], row.currency_symbol, row.currency_position as '' | 'prefix' | 'postfix');
+  const { cost, cost_details } = costOf(
+    row.cost ? (JSON.parse(row.cost) as string[]) : [],
+    row.currency_symbol,
+    row.currency_position as '' | 'prefix' | 'postfix',
+  );
   const zone = row.timezone;
   const start = fromUtc(row.start_utc);
   const flag = (value: boolean) => (blanked ? null : value);
@@ -92,8 +127,10 @@ export function toWireEvent(ctx: RenderContext, row: EventRow, rel: EventRelatio
     timezone: zone,
     timezone_abbr: timezoneAbbr(zone, start),
     cost: blanked ? '' : cost,
-    cost_details: blanked ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] } : cost_details,
-    website: blanked ? '' : row.website ?? url,
+    cost_details: blanked
+      ? { currency_symbol: '', currency_code: '', currency_position: '', values: [] }
+      : cost_details,
+    website: blanked ? '' : (row.website ?? url),
     show_map: flag(row.show_map),
     show_map_link: flag(row.show_map_link),
     hide_from_listings: flag(row.hide_from_listings),
@@ -115,14 +152,33 @@ export function toWireEvent(ctx: RenderContext, row: EventRow, rel: EventRelatio
 function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
   const collection = `${ctx.root}/${term.taxonomy === 'post_tag' ? 'tags' : 'categories'}`;
   return {
-    name: term.name, slug: term.slug, term_group: 0, term_taxonomy_id: term.id, taxonomy: term.taxonomy,
-    description: term.description, parent: term.parent, count: term.count, filter: 'raw', id: term.id,
-    urls: { self: `${collection}/${term.id}`, collection, ...(term.parent ? { up: `${collection}/${term.parent}` } : {}) },
+    name: term.name,
+    slug: term.slug,
+    term_group: 0,
+    term_taxonomy_id: term.id,
+    taxonomy: term.taxonomy,
+    description: term.description,
+    parent: term.parent,
+    count: term.count,
+    filter: 'raw',
+    id: term.id,
+    urls: {
+      self: `${collection}/${term.id}`,
+      collection,
+      ...(term.parent ? { up: `${collection}/${term.parent}` } : {}),
+    },
   };
 }
 
 /** schema.org Event (tec-compat §7.2). */
-function eventJsonLd(ctx: RenderContext, row: EventRow, image: ImageRow | undefined, venue: VenueRow | undefined, organizer: OrganizerRow | undefined, prices: string[]) {
+function eventJsonLd(
+  ctx: RenderContext,
+  row: EventRow,
+  image: ImageRow | undefined,
+  venue: VenueRow | undefined,
+  organizer: OrganizerRow | undefined,
+  prices: string[],
+) {
   const url = postUrl(ctx, 'event', row.slug);
   const price = prices.find((value) => /^\d/.test(value));
   return dropEmpty({
@@ -138,10 +194,18 @@ function eventJsonLd(ctx: RenderContext, row: EventRow, image: ImageRow | undefi
     endDate: isoWithOffset(fromUtc(row.end_utc), row.timezone),
     location: venue ? venueJsonLd(ctx, venue) : undefined,
     organizer: organizer ? organizerJsonLd(ctx, organizer) : undefined,
-    offers: price === undefined ? undefined : {
-      '@type': 'Offer', price, priceCurrency: 'USD', url, category: 'primary', availability: 'inStock',
-      validFrom: isoWithOffset(fromUtc(row.date_utc), ctx.config.siteTimezone),
-    },
+    offers:
+      price === undefined
+        ? undefined
+        : {
+            '@type': 'Offer',
+            price,
+            priceCurrency: 'USD',
+            url,
+            category: 'primary',
+            availability: 'inStock',
+            validFrom: isoWithOffset(fromUtc(row.date_utc), ctx.config.siteTimezone),
+          },
     performer: 'Organization',
   }) as Record<string, unknown>;
 }

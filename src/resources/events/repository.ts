@@ -54,18 +54,42 @@ function normalise(row: EventRow): EventRow {
 }
 
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
-const COLUMNS = ['p.*', 'e.start_local', 'e.end_local', 'e.start_utc', 'e.end_utc', 'e.timezone', 'e.all_day', 'e.cost',
-  'e.currency_symbol', 'e.currency_position', 'e.website', 'e.show_map', 'e.show_map_link', 'e.hide_from_listings',
-  'e.sticky', 'e.featured', 'e.venue_id', 'e.post_parent', 'e.image_id', 'e.revision'];
+const COLUMNS = [
+  'p.*',
+  'e.start_local',
+  'e.end_local',
+  'e.start_utc',
+  'e.end_utc',
+  'e.timezone',
+  'e.all_day',
+  'e.cost',
+  'e.currency_symbol',
+  'e.currency_position',
+  'e.website',
+  'e.show_map',
+  'e.show_map_link',
+  'e.hide_from_listings',
+  'e.sticky',
+  'e.featured',
+  'e.venue_id',
+  'e.post_parent',
+  'e.image_id',
+  'e.revision',
+];
 
 function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
 }
 
-const POST_AS_EVENT = statement((db, id: number) => db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).select(COLUMNS));
+const POST_AS_EVENT = statement((db, id: number) =>
+  db('posts as p').leftJoin('events as e', 'e.post_id', 'p.id').where('p.id', id).select(COLUMNS),
+);
 
 /** The post with that id, with its event fields when it is an event (one query for `/events/{id}`). */
-export async function findPostAsEvent(db: Executor, id: number): Promise<(Omit<EventRow, 'type'> & { type: string }) | undefined> {
+export async function findPostAsEvent(
+  db: Executor,
+  id: number,
+): Promise<(Omit<EventRow, 'type'> & { type: string }) | undefined> {
   const [row] = await POST_AS_EVENT.all<EventRow>(db, id);
   return row && (row.type === 'event' ? normalise(row) : row);
 }
@@ -83,8 +107,13 @@ export async function updateEvent(db: Executor, postId: number, fields: Partial<
   if (Object.keys(fields).length) await db('events').where({ post_id: postId }).update(fields);
 }
 
-const ORGANIZER_IDS = statement((db, eventIds: number[]) => db('event_organizers')
-  .whereIn('event_id', eventIds).orderBy('event_id').orderBy('position').select('event_id', 'organizer_id'));
+const ORGANIZER_IDS = statement((db, eventIds: number[]) =>
+  db('event_organizers')
+    .whereIn('event_id', eventIds)
+    .orderBy('event_id')
+    .orderBy('position')
+    .select('event_id', 'organizer_id'),
+);
 
 /** One more change of the event (called in every event write's transaction: the feed's SEQUENCE grows). */
 export async function bumpRevision(db: Executor, postId: number): Promise<void> {
@@ -107,7 +136,9 @@ export async function setOrganizers(db: Executor, eventId: number, organizerIds:
   await db('event_organizers').where({ event_id: eventId }).delete();
   const unique = [...new Set(organizerIds)];
   if (unique.length) {
-    await db('event_organizers').insert(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })));
+    await db('event_organizers').insert(
+      unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })),
+    );
   }
 }
 
@@ -142,7 +173,12 @@ export interface EventFilters {
 }
 
 /** The page of a list and its exact total (counted only when the page does not tell it). */
-export async function listEvents(db: Executor, f: EventFilters, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }> {
+export async function listEvents(
+  db: Executor,
+  f: EventFilters,
+  limit: number,
+  offset: number,
+): Promise<{ rows: EventRow[]; total: number }> {
   const { page, count } = listQueries(db, f);
   const rows: EventRow[] = await page().limit(limit).offset(offset);
   const total = await listTotal(db, rows.length, limit, offset, count);
@@ -150,7 +186,10 @@ export async function listEvents(db: Executor, f: EventFilters, limit: number, o
 }
 
 /** The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans. */
-export function listQueries(db: Executor, f: EventFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
+export function listQueries(
+  db: Executor,
+  f: EventFilters,
+): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
   return {
     page() {
       const page = applyFilters(db, selectEvents(db), f, LIST);
@@ -183,17 +222,27 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   if (f.endsAfter) q.where(`${e}.end_utc`, '>', f.endsAfter);
   if (f.search) whereSearchMatches(db, q, `${e}.post_id`, f.search);
   for (const ids of [f.categoryIds, f.tagIds]) {
-    if (ids) q.whereExists(db('term_relationships as r').whereRaw('r.post_id = ??', [`${e}.post_id`]).whereIn('r.term_id', ids));
+    if (ids)
+      q.whereExists(
+        db('term_relationships as r')
+          .whereRaw('r.post_id = ??', [`${e}.post_id`])
+          .whereIn('r.term_id', ids),
+      );
   }
   if (f.venueIds) q.whereIn(`${e}.venue_id`, f.venueIds);
   // the organizers' events (a few hundred) drive the plan, rather than every event of the window
   if (f.organizerIds) {
-    q.whereIn(`${e}.post_id`, db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds));
+    q.whereIn(
+      `${e}.post_id`,
+      db('event_organizers as eo').select('eo.event_id').whereIn('eo.organizer_id', f.organizerIds),
+    );
   }
   if (f.featured !== undefined) q.where(`${e}.featured`, f.featured);
   if (f.geolocated !== undefined) {
-    const located = db('venues as v').whereRaw('v.post_id = ??', [`${e}.venue_id`])
-      .whereNotNull('v.geo_lat').whereNotNull('v.geo_lng');
+    const located = db('venues as v')
+      .whereRaw('v.post_id = ??', [`${e}.venue_id`])
+      .whereNotNull('v.geo_lat')
+      .whereNotNull('v.geo_lng');
     if (f.geolocated) q.whereExists(located);
     else q.whereNotExists(located);
   }
@@ -203,7 +252,9 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   if (f.seriesId !== undefined) {
     const id = f.seriesId;
     const members = db('series_occurrences').where('series_id', id).select('event_id');
-    q.where((w) => { w.where(`${e}.post_id`, id).orWhereIn(`${e}.post_id`, members); });
+    q.where((w) => {
+      w.where(`${e}.post_id`, id).orWhereIn(`${e}.post_id`, members);
+    });
   }
   if (f.collapseRecurring) q.whereNotExists(earlierOccurrence(db, f, { e, p }));
   return q;
@@ -220,8 +271,14 @@ function earlierOccurrence(db: Executor, f: EventFilters, { e }: Tables): Knex.Q
     .join('series_occurrences as so2', 'so2.event_id', `${earlier.e}.post_id`)
     .join('series_occurrences as so', 'so.series_id', 'so2.series_id')
     .whereRaw('so.event_id = ??', [`${e}.post_id`])
-    .whereRaw('(?? < ?? or (?? = ?? and ?? < ??))', [`${earlier.e}.start_utc`, `${e}.start_utc`, `${earlier.e}.start_utc`,
-      `${e}.start_utc`, `${earlier.e}.post_id`, `${e}.post_id`]);
+    .whereRaw('(?? < ?? or (?? = ?? and ?? < ??))', [
+      `${earlier.e}.start_utc`,
+      `${e}.start_utc`,
+      `${earlier.e}.start_utc`,
+      `${e}.start_utc`,
+      `${earlier.e}.post_id`,
+      `${e}.post_id`,
+    ]);
   return applyFilters(db, q, { ...f, collapseRecurring: false }, earlier).select(db.raw('1'));
 }
 
@@ -232,7 +289,10 @@ const EARTH_RADIUS_KM = 6371;
  * great-circle distance (haversine, written with functions both engines have). Lists then read the events of these
  * venues through the venue index, in the window, instead of testing every event of the window.
  */
-export async function venueIdsNear(db: Executor, { lat, lng, radiusKm }: { lat: number; lng: number; radiusKm: number }): Promise<number[]> {
+export async function venueIdsNear(
+  db: Executor,
+  { lat, lng, radiusKm }: { lat: number; lng: number; radiusKm: number },
+): Promise<number[]> {
   const dLat = (radiusKm / EARTH_RADIUS_KM) * (180 / Math.PI);
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const dLng = cosLat > 1e-6 ? Math.min(180, dLat / cosLat) : 180;
@@ -240,9 +300,11 @@ export async function venueIdsNear(db: Executor, { lat, lng, radiusKm }: { lat: 
   const query = venuesInBox(db, { south: lat - dLat, north: lat + dLat, ...longitudes }).select('v.post_id');
   // 2r·asin(√(sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2))) ≤ d  ⇔  the term under the root ≤ sin²(d/2r)
   const limit = Math.sin(Math.min(Math.PI / 2, radiusKm / (2 * EARTH_RADIUS_KM))) ** 2;
-  const rows: Array<{ post_id: number }> = await query.whereRaw(
-    `power(sin(radians(v.geo_lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(v.geo_lat)) * power(sin(radians(v.geo_lng - ?) / 2), 2) <= ?`,
-    [lat, lat, lng, limit],
-  ).orderBy('v.post_id');
+  const rows: Array<{ post_id: number }> = await query
+    .whereRaw(
+      `power(sin(radians(v.geo_lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(v.geo_lat)) * power(sin(radians(v.geo_lng - ?) / 2), 2) <= ?`,
+      [lat, lat, lng, limit],
+    )
+    .orderBy('v.post_id');
   return rows.map((row) => toNumber(row.post_id));
 }

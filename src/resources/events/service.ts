@@ -7,7 +7,15 @@ import type { components } from '../../../generated/schema';
 import type { Config, Language } from '../../config';
 import type { Db, Executor } from '../../db/knex';
 import { lockFor, transactionWithRetry, utcNow } from '../../db/dialect';
-import { endOfDay, formatLocal, formatUtc, fromLocal, normaliseTimezone, parseDateInput, startOfDay } from '../../domain/dates';
+import {
+  endOfDay,
+  formatLocal,
+  formatUtc,
+  fromLocal,
+  normaliseTimezone,
+  parseDateInput,
+  startOfDay,
+} from '../../domain/dates';
 import { parseCost } from '../../domain/cost';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
@@ -67,22 +75,46 @@ export function assertReadable(row: EventRow, caller: Caller | undefined, passwo
 }
 
 /** Creates the event; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
-export async function createEvent(db: Db, config: Readonly<Config>, caller: Caller, body: EventWrite, language: Language, created?: OnCreated): Promise<number> {
+export async function createEvent(
+  db: Db,
+  config: Readonly<Config>,
+  caller: Caller,
+  body: EventWrite,
+  language: Language,
+  created?: OnCreated,
+): Promise<number> {
   return transactionWithRetry(db, async (trx) => {
     const now = utcNow();
     const write = await prepare(trx, config, caller, body, undefined, language);
     await lockFor(trx, `event-slug:${write.slugBase ?? 'event'}`); // concurrent events of one title: one at a time
     const slug = await posts.freeSlug(trx, 'event', write.slugBase ?? 'event');
     const id = await posts.insertPost(trx, {
-      type: 'event', language, title: '', content: '', excerpt: '', password: '', author_id: caller.id,
-      date_utc: now, modified_utc: now, status: 'draft', slug, ...write.post,
+      type: 'event',
+      language,
+      title: '',
+      content: '',
+      excerpt: '',
+      password: '',
+      author_id: caller.id,
+      date_utc: now,
+      modified_utc: now,
+      status: 'draft',
+      slug,
+      ...write.post,
     } as posts.PostValues);
     await repo.insertEvent(trx, id, write.event as EventFields);
     await write.links(trx, id);
     await refreshCounts(trx, await termIdsOfPosts(trx, [id]));
     await syncSearch(trx, 'posts', [id]);
     await series.afterCreate(trx, config, id, body.recurrence as Recurrence);
-    await audit(trx, caller, 'create', 'event', id, changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }));
+    await audit(
+      trx,
+      caller,
+      'create',
+      'event',
+      id,
+      changes(undefined, { ...write.post, slug, ...write.event, ...linksSent(body) }),
+    );
     await recordChange(trx, 'event', id, 'created');
     await created?.(trx, id);
     return id;
@@ -95,13 +127,23 @@ export async function createEvent(db: Db, config: Readonly<Config>, caller: Call
  * `expect` is the caller's `If-Match`/`If-Unmodified-Since`, checked in the write's transaction. Answers the id of
  * the event written.
  */
-export async function updateEvent(db: Db, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language, scope?: series.Scope, expect?: Precondition): Promise<number> {
+export async function updateEvent(
+  db: Db,
+  config: Readonly<Config>,
+  caller: Caller,
+  row: EventRow,
+  body: EventWrite,
+  language: Language,
+  scope?: series.Scope,
+  expect?: Precondition,
+): Promise<number> {
   if (!canChange(caller, 'edit', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   return transactionWithRetry(db, async (trx) => {
     await assertPrecondition(trx, 'posts', row.id, expect);
     const plan = await series.planFor(trx, row.id, scope);
     const target = plan.kind === 'all' && plan.seriesId !== row.id ? await eventById(trx, plan.seriesId) : row;
-    if (target !== row && !canChange(caller, 'edit', 'events', owned(target))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
+    if (target !== row && !canChange(caller, 'edit', 'events', owned(target)))
+      throw new ApiError(403, 'rest_forbidden', 'forbidden');
     await series.beforeUpdate(trx, config, plan, body.recurrence as Recurrence);
     await writeUpdate(trx, config, caller, target, body, language);
     await series.afterUpdate(trx, config, plan, target.id, body.recurrence as Recurrence);
@@ -110,9 +152,18 @@ export async function updateEvent(db: Db, config: Readonly<Config>, caller: Call
   });
 }
 
-async function writeUpdate(trx: Knex.Transaction, config: Readonly<Config>, caller: Caller, row: EventRow, body: EventWrite, language: Language): Promise<void> {
+async function writeUpdate(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  caller: Caller,
+  row: EventRow,
+  body: EventWrite,
+  language: Language,
+): Promise<void> {
   // term counts change only with the event's terms or its status (status, date)
-  const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some((key) => body[key as keyof EventWrite] !== undefined);
+  const countsMayChange = ['categories', 'tags', 'status', 'date', 'date_utc'].some(
+    (key) => body[key as keyof EventWrite] !== undefined,
+  );
   const termsBefore = countsMayChange ? await termIdsOfPosts(trx, [row.id]) : [];
   const write = await prepare(trx, config, caller, body, row, language);
   if (write.slugBase !== undefined) await lockFor(trx, `event-slug:${write.slugBase}`);
@@ -130,7 +181,14 @@ async function writeUpdate(trx: Knex.Transaction, config: Readonly<Config>, call
 }
 
 /** Trash by default (410 when already there); `force` deletes permanently, answering the event as it was. */
-export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: boolean, scope?: series.Scope, expect?: Precondition): Promise<EventRow> {
+export async function deleteEvent(
+  db: Db,
+  caller: Caller,
+  row: EventRow,
+  force: boolean,
+  scope?: series.Scope,
+  expect?: Precondition,
+): Promise<EventRow> {
   if (!canChange(caller, 'delete', 'events', owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (!force && row.status === 'trash') throw new ApiError(410, 'event-is-in-trash', 'event_in_trash', { id: row.id });
   await db.transaction(async (trx) => {
@@ -145,7 +203,10 @@ export async function deleteEvent(db: Db, caller: Caller, row: EventRow, force: 
       await repo.updateEvent(trx, row.id, { status: 'trash' });
       await repo.bumpRevision(trx, row.id);
     }
-    await audit(trx, caller, force ? 'delete' : 'trash', 'event', row.id, { title: { old: row.title }, status: { old: row.status, new: force ? undefined : 'trash' } });
+    await audit(trx, caller, force ? 'delete' : 'trash', 'event', row.id, {
+      title: { old: row.title },
+      status: { old: row.status, new: force ? undefined : 'trash' },
+    });
     await refreshCounts(trx, terms);
     await recordChange(trx, 'event', row.id, 'deleted');
   });
@@ -171,7 +232,14 @@ interface PreparedWrite {
 }
 
 /** Turns the sent fields into column values, validating each; `current` is the stored event on update. */
-async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: Caller, body: EventWrite, current: EventRow | undefined, language: Language): Promise<PreparedWrite> {
+async function prepare(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  caller: Caller,
+  body: EventWrite,
+  current: EventRow | undefined,
+  language: Language,
+): Promise<PreparedWrite> {
   const post: Partial<posts.PostValues> = {};
   const event: Partial<EventFields> = {};
   const now = utcNow();
@@ -182,8 +250,12 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
   if (body.password !== undefined) post.password = body.password;
   if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, 'events', body.author);
 
-  const zone = body.timezone === undefined ? current?.timezone ?? config.siteTimezone
-    : body.timezone === '' ? config.siteTimezone : normaliseTimezone(body.timezone);
+  const zone =
+    body.timezone === undefined
+      ? (current?.timezone ?? config.siteTimezone)
+      : body.timezone === ''
+        ? config.siteTimezone
+        : normaliseTimezone(body.timezone);
   if (!zone) throw invalidParam('timezone', 'timezone_invalid');
   Object.assign(event, schedule(body, zone, current));
 
@@ -191,14 +263,25 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
   if (body.date_utc !== undefined) post.date_utc = formatUtc(parsed('date_utc', body.date_utc, 'UTC'));
   if (!current) post.date_utc ??= now;
   if (!current || body.status !== undefined || post.date_utc !== undefined) {
-    post.status = statusToStore(caller, 'events', body.status, current?.status, post.date_utc ?? current?.date_utc ?? now, now);
+    post.status = statusToStore(
+      caller,
+      'events',
+      body.status,
+      current?.status,
+      post.date_utc ?? current?.date_utc ?? now,
+      now,
+    );
     event.status = post.status;
   }
 
   if (body.cost !== undefined) {
     const cost = parseCost(body.cost);
     const entries = cost.entries.map(sanitizeText).filter(Boolean);
-    Object.assign(event, { cost: entries.length ? JSON.stringify(entries) : null, currency_symbol: cost.symbol, currency_position: cost.position });
+    Object.assign(event, {
+      cost: entries.length ? JSON.stringify(entries) : null,
+      currency_symbol: cost.symbol,
+      currency_position: cost.position,
+    });
   }
   if (body.website !== undefined) event.website = checkedUrl('website', body.website);
   if (body.image !== undefined) event.image_id = await resolveImage(trx, body.image, caller);
@@ -207,8 +290,16 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
   }
   if (!current) {
     Object.assign(event, { show_map: event.show_map ?? true, show_map_link: event.show_map_link ?? true });
-    Object.assign(event, { hide_from_listings: event.hide_from_listings ?? false, sticky: event.sticky ?? false, featured: event.featured ?? false });
-    Object.assign(event, { currency_symbol: event.currency_symbol ?? '', currency_position: event.currency_position ?? '', cost: event.cost ?? null });
+    Object.assign(event, {
+      hide_from_listings: event.hide_from_listings ?? false,
+      sticky: event.sticky ?? false,
+      featured: event.featured ?? false,
+    });
+    Object.assign(event, {
+      currency_symbol: event.currency_symbol ?? '',
+      currency_position: event.currency_position ?? '',
+      cost: event.cost ?? null,
+    });
     Object.assign(event, { website: event.website ?? null, image_id: event.image_id ?? null, post_parent: null });
   }
   const inline: Inline = { trx, config, caller, language };
@@ -239,20 +330,31 @@ async function prepare(trx: Knex.Transaction, config: Readonly<Config>, caller: 
  * local times.
  */
 function schedule(body: EventWrite, zone: string, current: EventRow | undefined): Partial<EventFields> | undefined {
-  const touched = ['start_date', 'end_date', 'all_day', 'timezone'].some((key) => body[key as keyof EventWrite] !== undefined);
+  const touched = ['start_date', 'end_date', 'all_day', 'timezone'].some(
+    (key) => body[key as keyof EventWrite] !== undefined,
+  );
   if (current && !touched) return undefined;
-  let start = body.start_date !== undefined ? parsed('start_date', body.start_date, zone) : fromLocal((current as EventRow).start_local, zone);
-  let end = body.end_date !== undefined ? parsed('end_date', body.end_date, zone) : fromLocal((current as EventRow).end_local, zone);
-  const allDay = body.all_day !== undefined ? isTrue(body.all_day) : current?.all_day ?? false;
+  let start =
+    body.start_date !== undefined
+      ? parsed('start_date', body.start_date, zone)
+      : fromLocal((current as EventRow).start_local, zone);
+  let end =
+    body.end_date !== undefined
+      ? parsed('end_date', body.end_date, zone)
+      : fromLocal((current as EventRow).end_local, zone);
+  const allDay = body.all_day !== undefined ? isTrue(body.all_day) : (current?.all_day ?? false);
   if (allDay) {
     start = startOfDay(start, zone);
     end = endOfDay(end, zone);
   }
   if (end < start) throw invalidParam('end_date', 'end_before_start');
   return {
-    timezone: zone, all_day: allDay,
-    start_local: formatLocal(start, zone), end_local: formatLocal(end, zone),
-    start_utc: formatUtc(start), end_utc: formatUtc(end),
+    timezone: zone,
+    all_day: allDay,
+    start_local: formatLocal(start, zone),
+    end_local: formatLocal(end, zone),
+    start_utc: formatUtc(start),
+    end_utc: formatUtc(end),
   };
 }
 
@@ -275,7 +377,9 @@ type TermInput = components['schemas']['TermRefs'];
  */
 async function termIds({ trx, caller, language }: Inline, info: TaxonomyInfo, input: TermInput): Promise<number[]> {
   const { taxonomy } = info;
-  const items = (Array.isArray(input) ? input : String(input).split(',')).map((item) => String(item).trim()).filter(Boolean);
+  const items = (Array.isArray(input) ? input : String(input).split(','))
+    .map((item) => String(item).trim())
+    .filter(Boolean);
   const ids: number[] = [];
   for (const item of items) {
     if (/^\d+$/.test(item)) {
@@ -346,7 +450,9 @@ async function createInline(inline: Inline, kind: LinkedKind, data: Record<strin
 /** null: "no link"; undefined: not a reference to an existing record. */
 function linkedId(input: unknown): number | null | undefined {
   if (input === null || input === 0 || input === '' || (Array.isArray(input) && input.length === 0)) return null;
-  if (typeof input === 'number' || (typeof input === 'string' && /^\d+$/.test(input))) return Number(input) === 0 ? null : asId(input);
-  if (typeof input === 'object' && !Array.isArray(input) && 'id' in (input as object)) return asId((input as { id: unknown }).id);
+  if (typeof input === 'number' || (typeof input === 'string' && /^\d+$/.test(input)))
+    return Number(input) === 0 ? null : asId(input);
+  if (typeof input === 'object' && !Array.isArray(input) && 'id' in (input as object))
+    return asId((input as { id: unknown }).id);
   return undefined;
 }

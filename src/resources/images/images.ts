@@ -17,10 +17,29 @@ export interface ImageRow {
   extension: string;
 }
 
-const EXTENSIONS = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 'bmp', 'ico', 'svg', 'tif', 'tiff', 'heic']);
+const EXTENSIONS = new Set([
+  'jpg',
+  'jpeg',
+  'jpe',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'bmp',
+  'ico',
+  'svg',
+  'tif',
+  'tiff',
+  'heic',
+]);
 
 /** The image id to store for an `image` input, creating the image record for a new URL. */
-export async function resolveImage(db: Executor, input: number | string, caller: Caller, param = 'image'): Promise<number> {
+export async function resolveImage(
+  db: Executor,
+  input: number | string,
+  caller: Caller,
+  param = 'image',
+): Promise<number> {
   if (typeof input === 'number' || /^\d+$/.test(input)) {
     const id = asId(input);
     if (id === undefined || !(await db('images').where({ id }).first('id'))) throw invalidParam(param, 'image_invalid');
@@ -43,21 +62,38 @@ export function imageExtension(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || isPrivateHost(url.hostname)) return undefined;
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    isPrivateHost(url.hostname)
+  )
+    return undefined;
   const extension = /\.([a-z0-9]+)$/i.exec(url.pathname)?.[1]?.toLowerCase();
   return extension && EXTENSIONS.has(extension) ? extension : undefined;
 }
 
 function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '' || !host.includes('.') && !isIP(host)) return true;
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '' || (!host.includes('.') && !isIP(host)))
+    return true;
   if (isIP(host) === 4) {
     const [a, b] = host.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
+    );
   }
   if (isIP(host) === 6) {
-    return host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:');
+    return (
+      host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:')
+    );
   }
   return false;
 }

@@ -27,11 +27,16 @@ function handlersFor(kind: LinkedKind) {
   const target = (req: AnyReq): Promise<LinkedRow> => {
     const { db } = context(req);
     const params = req.params as { id?: number; slug?: string };
-    return params.id !== undefined ? service.linkedById(db, kind, params.id) : service.linkedBySlug(db, kind, params.slug as string);
+    return params.id !== undefined
+      ? service.linkedById(db, kind, params.id)
+      : service.linkedBySlug(db, kind, params.slug as string);
   };
   const wire = async (req: AnyReq, db: Executor, found: LinkedRow[], withJsonLd: boolean) => {
     const rows = await translatePosts(db, found, requestLanguage(req));
-    const images = await imagesByIds(db, rows.flatMap((row) => (row.image_id === null ? [] : [row.image_id])));
+    const images = await imagesByIds(
+      db,
+      rows.flatMap((row) => (row.image_id === null ? [] : [row.image_id])),
+    );
     const ctx = renderContext(req);
     return rows.map((row) => kind.toWire(ctx, row, images, withJsonLd));
   };
@@ -51,16 +56,33 @@ function handlersFor(kind: LinkedKind) {
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
       const { db, config } = context(req);
       const page = paging(req.query);
-      const filters = withModifiedRange(await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req)), req.query, config.siteTimezone);
+      const filters = withModifiedRange(
+        await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req)),
+        req.query,
+        config.siteTimezone,
+      );
       const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
       const rows = await kind.load(db, ids);
-      const items = await wire(req, db, ids.map((id) => rows.get(id) as LinkedRow), false);
+      const items = await wire(
+        req,
+        db,
+        ids.map((id) => rows.get(id) as LinkedRow),
+        false,
+      );
       sendList(req, res, { key: kind.plural, items, total, paging: page });
     },
     async create(req: Op<'createVenue', 'createOrganizer'>, res: Response) {
       const { db, config } = context(req);
       const created = (id: number): Created => ({ type: kind.type, id });
-      const id = await service.createLinked(db, config, kind, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, created(made)));
+      const id = await service.createLinked(
+        db,
+        config,
+        kind,
+        caller(req) as Caller,
+        req.body,
+        requestLanguage(req),
+        (trx, made) => claimCreated(trx, req, created(made)),
+      );
       await sendCreated(req, res, created(id), renderCreated);
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
@@ -72,10 +94,22 @@ function handlersFor(kind: LinkedKind) {
     async update(req: AnyReq, res: Response) {
       const { db, config } = context(req);
       const row = await target(req);
-      await service.updateLinked(db, config, kind, caller(req) as Caller, row, (req.body ?? {}) as service.LinkedWrite, requestLanguage(req), precondition(req));
+      await service.updateLinked(
+        db,
+        config,
+        kind,
+        caller(req) as Caller,
+        row,
+        (req.body ?? {}) as service.LinkedWrite,
+        requestLanguage(req),
+        precondition(req),
+      );
       await send(req, res, row.id);
     },
-    async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: Response) {
+    async remove(
+      req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>,
+      res: Response,
+    ) {
       const { db } = context(req);
       const row = await target(req);
       const force = req.query.force !== undefined && isTrue(req.query.force);
@@ -115,4 +149,7 @@ export const linkedHandlers = {
   deleteOrganizerBySlug: organizers.remove,
 } satisfies Partial<HandlerTable>;
 
-export const linkedRenderers = { venue: venues.renderCreated, organizer: organizers.renderCreated } satisfies Partial<CreatedRenderers>;
+export const linkedRenderers = {
+  venue: venues.renderCreated,
+  organizer: organizers.renderCreated,
+} satisfies Partial<CreatedRenderers>;

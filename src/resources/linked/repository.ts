@@ -6,11 +6,21 @@ import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { listTotal } from '../../db/counts';
 import type { LinkedKind, LinkedRow } from './kinds';
 
-export async function insertDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
+export async function insertDetails(
+  db: Executor,
+  kind: LinkedKind,
+  postId: number,
+  values: Record<string, unknown>,
+): Promise<void> {
   await db(kind.table).insert({ post_id: postId, ...values });
 }
 
-export async function updateDetails(db: Executor, kind: LinkedKind, postId: number, values: Record<string, unknown>): Promise<void> {
+export async function updateDetails(
+  db: Executor,
+  kind: LinkedKind,
+  postId: number,
+  values: Record<string, unknown>,
+): Promise<void> {
   if (Object.keys(values).length) await db(kind.table).where({ post_id: postId }).update(values);
 }
 
@@ -19,26 +29,44 @@ export async function updateDetails(db: Executor, kind: LinkedKind, postId: numb
  * (`match`: `p.` or `d.` column → cleaned text), compared case-insensitively as the plugin's MySQL collation does;
  * trashed records are not reused.
  */
-export async function findDuplicate(db: Executor, kind: LinkedKind, name: string, match: Record<string, string>): Promise<number | undefined> {
-  const query = db('posts as p').join(`${kind.table} as d`, 'd.post_id', 'p.id').where('p.type', kind.type)
-    .whereNot('p.status', 'trash').andWhereRaw('lower(p.title) = ?', [name.toLowerCase()]).orderBy('p.id').first('p.id');
-  for (const [column, value] of Object.entries(match)) query.andWhereRaw('lower(??) = ?', [column, value.toLowerCase()]);
+export async function findDuplicate(
+  db: Executor,
+  kind: LinkedKind,
+  name: string,
+  match: Record<string, string>,
+): Promise<number | undefined> {
+  const query = db('posts as p')
+    .join(`${kind.table} as d`, 'd.post_id', 'p.id')
+    .where('p.type', kind.type)
+    .whereNot('p.status', 'trash')
+    .andWhereRaw('lower(p.title) = ?', [name.toLowerCase()])
+    .orderBy('p.id')
+    .first('p.id');
+  for (const [column, value] of Object.entries(match))
+    query.andWhereRaw('lower(??) = ?', [column, value.toLowerCase()]);
   const row = await query;
   return row ? toNumber(row.id) : undefined;
 }
 
 /** The events out of the trash a venue or organizer is linked to (their records embed it). */
 export async function linkedEventIds(db: Executor, kind: LinkedKind, id: number): Promise<number[]> {
-  const rows: Array<{ id: unknown }> = 'table' in kind.eventLink
-    ? await db(`${kind.eventLink.table} as l`).join('events as e', 'e.post_id', 'l.event_id')
-      .where({ [`l.${kind.eventLink.column}`]: id }).whereNot('e.status', 'trash').select('l.event_id as id')
-    : await db('events').where({ venue_id: id }).whereNot('status', 'trash').select('post_id as id');
+  const rows: Array<{ id: unknown }> =
+    'table' in kind.eventLink
+      ? await db(`${kind.eventLink.table} as l`)
+          .join('events as e', 'e.post_id', 'l.event_id')
+          .where({ [`l.${kind.eventLink.column}`]: id })
+          .whereNot('e.status', 'trash')
+          .select('l.event_id as id')
+      : await db('events').where({ venue_id: id }).whereNot('status', 'trash').select('post_id as id');
   return rows.map((row) => toNumber(row.id));
 }
 
 /** Trashing or deleting a venue or organizer unlinks it from its events. */
 export async function unlinkFromEvents(db: Executor, kind: LinkedKind, id: number): Promise<void> {
-  if ('table' in kind.eventLink) await db(kind.eventLink.table).where({ [kind.eventLink.column]: id }).delete();
+  if ('table' in kind.eventLink)
+    await db(kind.eventLink.table)
+      .where({ [kind.eventLink.column]: id })
+      .delete();
   else await db('events').where({ venue_id: id }).update({ venue_id: null });
 }
 
@@ -55,14 +83,24 @@ export interface LinkedFilters {
   upcoming?: { from: string; statuses: string[]; readable?: (query: Knex.QueryBuilder) => Knex.QueryBuilder };
 }
 
-export async function listLinked(db: Executor, kind: LinkedKind, f: LinkedFilters, limit: number, offset: number): Promise<{ ids: number[]; total: number }> {
+export async function listLinked(
+  db: Executor,
+  kind: LinkedKind,
+  f: LinkedFilters,
+  limit: number,
+  offset: number,
+): Promise<{ ids: number[]; total: number }> {
   const { page, count } = linkedListQueries(db, kind, f);
   const rows: Array<{ id: number }> = await page().limit(limit).offset(offset);
   return { ids: rows.map((r) => toNumber(r.id)), total: await listTotal(db, rows.length, limit, offset, count) };
 }
 
 /** The two queries of `GET /venues` and `GET /organizers`: ids newest first, and their count (exported for plan tests). */
-export function linkedListQueries(db: Executor, kind: LinkedKind, f: LinkedFilters): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
+export function linkedListQueries(
+  db: Executor,
+  kind: LinkedKind,
+  f: LinkedFilters,
+): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
   const filtered = () => applyFilters(db, kind, db('posts as p').join(`${kind.table} as d`, 'd.post_id', 'p.id'), f);
   return {
     page: () => filtered().select('p.id').orderBy('p.date_utc', 'desc').orderBy('p.id', 'desc'),

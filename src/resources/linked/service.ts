@@ -49,14 +49,23 @@ export async function linkedBySlug(db: Executor, kind: LinkedKind, slug: string)
 
 /** Single reads (tec-compat §3.2): unpublished records (trash included) need the read right. */
 export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller | undefined): void {
-  if (!canRead(caller, kind.plural, owned(row))) throw new ApiError(403, `${kind.type}-not-accessible`, 'post_not_accessible');
+  if (!canRead(caller, kind.plural, owned(row)))
+    throw new ApiError(403, `${kind.type}-not-accessible`, 'post_not_accessible');
 }
 
 /**
  * Creates the record, or reuses a duplicate (same name, and the same value of each duplicate field sent) and writes
  * the sent fields onto it; `created` (the request's hook, http/creates.ts) is told its id inside the transaction.
  */
-export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language, created?: OnCreated): Promise<number> {
+export function createLinked(
+  db: Db,
+  config: Readonly<Config>,
+  kind: LinkedKind,
+  caller: Caller,
+  body: LinkedWrite,
+  language: Language,
+  created?: OnCreated,
+): Promise<number> {
   return transactionWithRetry(db, async (trx) => {
     const id = await createLinkedIn(trx, config, kind, caller, body, language);
     await created?.(trx, id);
@@ -65,7 +74,14 @@ export function createLinked(db: Db, config: Readonly<Config>, kind: LinkedKind,
 }
 
 /** The same inside a running transaction (an event write creating its venue or organizers inline). */
-export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language): Promise<number> {
+export async function createLinkedIn(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  kind: LinkedKind,
+  caller: Caller,
+  body: LinkedWrite,
+  language: Language,
+): Promise<number> {
   const name = nameOf(kind, body[kind.type]);
   await lockFor(trx, `${kind.type}:${name.toLowerCase()}`); // the duplicate check and the insert, one writer per name
   const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body));
@@ -77,8 +93,17 @@ export async function createLinkedIn(trx: Knex.Transaction, config: Readonly<Con
   const now = utcNow();
   const slug = await posts.freeSlug(trx, kind.type, makeSlug(name) || kind.type);
   const id = await posts.insertPost(trx, {
-    type: kind.type, status: 'draft', author_id: caller.id, slug, language, title: name,
-    content: '', excerpt: '', password: '', date_utc: now, modified_utc: now,
+    type: kind.type,
+    status: 'draft',
+    author_id: caller.id,
+    slug,
+    language,
+    title: name,
+    content: '',
+    excerpt: '',
+    password: '',
+    date_utc: now,
+    modified_utc: now,
   });
   await repo.insertDetails(trx, kind, id, {});
   await writeFields(trx, config, kind, caller, body, language, undefined, id);
@@ -97,7 +122,16 @@ function duplicateMatch(kind: LinkedKind, body: LinkedWrite): Record<string, str
 }
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
-export async function updateLinked(db: Db, config: Readonly<Config>, kind: LinkedKind, caller: Caller, row: LinkedRow, body: LinkedWrite, language: Language, expect?: Precondition): Promise<void> {
+export async function updateLinked(
+  db: Db,
+  config: Readonly<Config>,
+  kind: LinkedKind,
+  caller: Caller,
+  row: LinkedRow,
+  body: LinkedWrite,
+  language: Language,
+  expect?: Precondition,
+): Promise<void> {
   if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   await transactionWithRetry(db, async (trx) => {
     await assertPrecondition(trx, 'posts', row.id, expect);
@@ -107,7 +141,14 @@ export async function updateLinked(db: Db, config: Readonly<Config>, kind: Linke
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
-export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row: LinkedRow, force: boolean, expect?: Precondition): Promise<LinkedRow> {
+export async function deleteLinked(
+  db: Db,
+  kind: LinkedKind,
+  caller: Caller,
+  row: LinkedRow,
+  force: boolean,
+  expect?: Precondition,
+): Promise<LinkedRow> {
   if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
   if (force) {
     await db.transaction(async (trx) => {
@@ -135,28 +176,48 @@ export async function deleteLinked(db: Db, kind: LinkedKind, caller: Caller, row
 }
 
 /** Writes the sent fields of `body` onto the record (`current` on update, or the new `id`). */
-async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind: LinkedKind, caller: Caller, body: LinkedWrite, language: Language, current: LinkedRow | undefined, id = current?.id as number): Promise<void> {
+async function writeFields(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  kind: LinkedKind,
+  caller: Caller,
+  body: LinkedWrite,
+  language: Language,
+  current: LinkedRow | undefined,
+  id = current?.id as number,
+): Promise<void> {
   const post: Partial<posts.PostValues> = {};
   const details: Record<string, unknown> = {};
   const now = utcNow();
   if (body[kind.type] !== undefined) post.title = nameOf(kind, body[kind.type]);
   if (body.description !== undefined) post.content = cleanText(kind, String(body.description), true);
   if (body.author !== undefined) post.author_id = await checkedAuthor(trx, caller, kind.plural, Number(body.author));
-  for (const [field, zone] of [['date', config.siteTimezone], ['date_utc', 'UTC']] as const) {
+  for (const [field, zone] of [
+    ['date', config.siteTimezone],
+    ['date_utc', 'UTC'],
+  ] as const) {
     if (body[field] === undefined) continue;
     const instant = parseDateInput(body[field] as string | number, zone);
     if (!instant) throw invalidParam(field, 'date_invalid');
     post.date_utc = formatUtc(instant);
   }
   if (!current || body.status !== undefined || post.date_utc !== undefined) {
-    post.status = statusToStore(caller, kind.plural, body.status as string | undefined, current?.status, post.date_utc ?? current?.date_utc ?? now, now);
+    post.status = statusToStore(
+      caller,
+      kind.plural,
+      body.status as string | undefined,
+      current?.status,
+      post.date_utc ?? current?.date_utc ?? now,
+      now,
+    );
   }
   for (const field of kind.textFields) {
     if (body[field] === undefined) continue;
     const text = cleanText(kind, String(body[field]), false);
     details[field] = field === 'website' ? checkedUrl('website', text) : text;
   }
-  if (body.image !== undefined) details.image_id = body.image === '' ? null : await resolveImage(trx, body.image as number | string, caller);
+  if (body.image !== undefined)
+    details.image_id = body.image === '' ? null : await resolveImage(trx, body.image as number | string, caller);
   if (kind.type === 'venue') Object.assign(details, venueOnly(body), stateProvince(details, current));
   // text in another language than the record's own is stored as its translation
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
@@ -164,7 +225,14 @@ async function writeFields(trx: Knex.Transaction, config: Readonly<Config>, kind
   await repo.updateDetails(trx, kind, id, details);
   await syncSearch(trx, 'posts', [id]);
   // the one audit entry of a create, a reused duplicate or an update
-  await audit(trx, caller, current ? 'update' : 'create', kind.type, id, changes(current as Record<string, unknown> | undefined, { ...post, ...details }));
+  await audit(
+    trx,
+    caller,
+    current ? 'update' : 'create',
+    kind.type,
+    id,
+    changes(current as Record<string, unknown> | undefined, { ...post, ...details }),
+  );
 }
 
 /** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */
@@ -216,7 +284,13 @@ export interface LinkedListQuery {
   status?: string | string[];
 }
 
-export async function linkedFilters(db: Executor, kind: LinkedKind, caller: Caller | undefined, q: LinkedListQuery, language: string): Promise<repo.LinkedFilters> {
+export async function linkedFilters(
+  db: Executor,
+  kind: LinkedKind,
+  caller: Caller | undefined,
+  q: LinkedListQuery,
+  language: string,
+): Promise<repo.LinkedFilters> {
   const filters: repo.LinkedFilters = {
     statuses: listStatuses(caller, kind.plural, q.status),
     readable: (query) => whereReadable(query, caller, kind.plural, 'p.status', () => 'p.author_id'),

@@ -16,11 +16,17 @@ export function normaliseOrganizer(row: OrganizerRow): OrganizerRow {
 }
 
 /** Organizers by id, one query. */
-const ORGANIZERS = statement((db, ids: number[]) => db('posts as p').join('organizers as o', 'o.post_id', 'p.id')
-  .whereIn('p.id', ids).select('p.*', 'o.*'));
+const ORGANIZERS = statement((db, ids: number[]) =>
+  db('posts as p').join('organizers as o', 'o.post_id', 'p.id').whereIn('p.id', ids).select('p.*', 'o.*'),
+);
 
 export async function organizersByIds(db: Executor, ids: number[]): Promise<Map<number, OrganizerRow>> {
   if (!ids.length) return new Map();
   const rows = await ORGANIZERS.all<OrganizerRow>(db, [...new Set(ids)]);
-  return new Map(rows.map((row) => { const organizer = normaliseOrganizer(row); return [organizer.id, organizer]; }));
+  return new Map(
+    rows.map((row) => {
+      const organizer = normaliseOrganizer(row);
+      return [organizer.id, organizer];
+    }),
+  );
 }

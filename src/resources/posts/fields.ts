@@ -10,13 +10,21 @@ export function checkedUrl(name: string, text: string): string {
   try {
     const url = new URL(text);
     if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return text;
-  } catch { /* not a URL */ }
+  } catch {
+    /* not a URL */
+  }
   throw invalidParam(name, 'url_invalid');
 }
 
 /** An existing user; someone else only for callers who may edit others' records. */
-export async function checkedAuthor(db: Executor, caller: Caller, type: PostTypePlural, author: number): Promise<number> {
+export async function checkedAuthor(
+  db: Executor,
+  caller: Caller,
+  type: PostTypePlural,
+  author: number,
+): Promise<number> {
   if (!(await findUserById(db, author))) throw invalidParam('author', 'user_invalid');
-  if (author !== caller.id && !can(caller, `edit_others_${type}`)) throw new ApiError(403, 'rest_cannot_edit_others', 'cannot_edit_others');
+  if (author !== caller.id && !can(caller, `edit_others_${type}`))
+    throw new ApiError(403, 'rest_cannot_edit_others', 'cannot_edit_others');
   return author;
 }

@@ -51,7 +51,12 @@ export function content(html: string): string {
  * The leading fields of a venue or organizer in the plugin's order (tec-compat §1.5, §1.6), the name under the
  * type's own key; empty ones are removed by `withoutEmpty`.
  */
-export function linkedPostHead(ctx: RenderContext, type: 'venue' | 'organizer', row: PostRow & { image_id: number | null }, images: Map<number, ImageRow>) {
+export function linkedPostHead(
+  ctx: RenderContext,
+  type: 'venue' | 'organizer',
+  row: PostRow & { image_id: number | null },
+  images: Map<number, ImageRow>,
+) {
   const image = row.image_id === null ? undefined : images.get(row.image_id);
   return {
     author: row.author_id ? String(row.author_id) : '',
@@ -77,5 +82,8 @@ export function dropEmpty(record: Record<string, unknown>): Record<string, unkno
 }
 
 export function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

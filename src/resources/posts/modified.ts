@@ -13,7 +13,10 @@ interface ModifiedQuery {
 }
 
 /** The aliases a list query gives its tables: `p` the posts row, `e` the events row (default `p` and `e`). */
-export interface ListTables { p: string; e?: string }
+export interface ListTables {
+  p: string;
+  e?: string;
+}
 /** Restricts a list query to the rows the caller may read. */
 export type ReadableFilter = (query: Knex.QueryBuilder, tables?: ListTables) => Knex.QueryBuilder;
 type Filters = { readable?: ReadableFilter };

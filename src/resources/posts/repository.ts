@@ -25,7 +25,12 @@ export interface PostRow {
 export type PostValues = Omit<PostRow, 'id' | 'version'>;
 
 export function normalisePost<T extends PostRow>(row: T): T {
-  return { ...row, id: toNumber(row.id), version: toNumber(row.version), author_id: row.author_id === null ? null : toNumber(row.author_id) };
+  return {
+    ...row,
+    id: toNumber(row.id),
+    version: toNumber(row.version),
+    author_id: row.author_id === null ? null : toNumber(row.author_id),
+  };
 }
 
 export async function findPostBySlug(db: Executor, type: PostType, slug: string): Promise<PostRow | undefined> {
@@ -37,7 +42,12 @@ export async function findPostBySlug(db: Executor, type: PostType, slug: string)
  * The ids among `ids` that are posts of `type`. With `live`, only those not in the trash, and (inside a PostgreSQL
  * transaction) share-locked until it ends, so that a concurrent trash waits for the link, or the link sees the trash.
  */
-export async function existingIds(db: Executor, type: PostType, ids: number[], { live = false } = {}): Promise<Set<number>> {
+export async function existingIds(
+  db: Executor,
+  type: PostType,
+  ids: number[],
+  { live = false } = {},
+): Promise<Set<number>> {
   if (!ids.length) return new Set();
   const query = db('posts').where({ type }).whereIn('id', ids).select('id');
   if (live) {
@@ -54,7 +64,10 @@ export async function insertPost(db: Executor, values: PostValues): Promise<numb
 }
 
 export async function updatePost(db: Executor, id: number, values: Partial<PostValues>): Promise<void> {
-  if (Object.keys(values).length) await db('posts').where({ id }).update({ ...values, version: db.raw('version + 1') });
+  if (Object.keys(values).length)
+    await db('posts')
+      .where({ id })
+      .update({ ...values, version: db.raw('version + 1') });
 }
 
 export async function deletePost(db: Executor, id: number): Promise<void> {

@@ -17,7 +17,14 @@ export type Status = (typeof STATUSES)[number];
  * then, as WordPress does, `publish` with a future publication date becomes `future` and `future` with a past one
  * `publish`.
  */
-export function statusToStore(caller: Caller, type: PostTypePlural, requested: string | undefined, current: string | undefined, publishedUtc: string, nowUtc: string): Status {
+export function statusToStore(
+  caller: Caller,
+  type: PostTypePlural,
+  requested: string | undefined,
+  current: string | undefined,
+  publishedUtc: string,
+  nowUtc: string,
+): Status {
   const mayPublish = can(caller, `publish_${type}`);
   let status = (requested ?? current ?? (mayPublish ? 'publish' : 'draft')) as Status;
   if (requested !== undefined && !mayPublish && (status === 'publish' || status === 'future')) status = 'pending';
@@ -32,12 +39,18 @@ export function statusToStore(caller: Caller, type: PostTypePlural, requested: s
  * others may only ask for `publish`, once; editors for any known status. Unknown or forbidden values are 400 naming
  * `status`.
  */
-export function listStatuses(caller: Caller | undefined, type: PostTypePlural, param: string | string[] | undefined): Status[] {
+export function listStatuses(
+  caller: Caller | undefined,
+  type: PostTypePlural,
+  param: string | string[] | undefined,
+): Status[] {
   const privileged = can(caller, `edit_${type}`);
   if (param === undefined) return privileged ? [...WRITABLE_STATUSES] : ['publish'];
   const sent = (Array.isArray(param) ? param : [param]).flatMap((item) => item.split(',')).map((s) => s.trim());
   const asked = [...new Set(sent.filter(Boolean))];
-  const ok = asked.length > 0 && asked.every((s) => (STATUSES as readonly string[]).includes(s)) &&
+  const ok =
+    asked.length > 0 &&
+    asked.every((s) => (STATUSES as readonly string[]).includes(s)) &&
     (privileged || (sent.length === 1 && asked[0] === 'publish'));
   if (!ok) throw invalidParam('status', 'status_invalid');
   return asked as Status[];
@@ -48,12 +61,20 @@ export function listStatuses(caller: Caller | undefined, type: PostTypePlural, p
  * readable ones for authors and contributors; published items for everyone else. Expects `status_column` and
  * `author_column` to name the columns in the query.
  */
-export function whereReadable(query: Knex.QueryBuilder, caller: Caller | undefined, type: PostTypePlural, statusColumn: string, authorColumn: () => string): Knex.QueryBuilder {
+export function whereReadable(
+  query: Knex.QueryBuilder,
+  caller: Caller | undefined,
+  type: PostTypePlural,
+  statusColumn: string,
+  authorColumn: () => string,
+): Knex.QueryBuilder {
   if (can(caller, `edit_others_${type}`) && can(caller, `read_private_${type}`)) return query;
   if (!caller || !can(caller, `edit_${type}`)) return query.where(statusColumn, 'publish');
   const own = STATUSES.filter((status) => canRead(caller, type, { authorId: caller.id, status }));
   return query.where((q) => {
-    q.where(statusColumn, 'publish').orWhere((o) => { o.where(authorColumn(), caller.id).whereIn(statusColumn, own); });
+    q.where(statusColumn, 'publish').orWhere((o) => {
+      o.where(authorColumn(), caller.id).whereIn(statusColumn, own);
+    });
   });
 }
 

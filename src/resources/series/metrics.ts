@@ -5,9 +5,14 @@ import type { Metrics } from '../../ops/metrics';
 import { horizonLag } from './service';
 
 export function registerSeriesMetrics(metrics: Metrics, db: Db, config: Readonly<Config>): void {
-  metrics.gauge('recurrence_horizon_lag_seconds',
+  metrics.gauge(
+    'recurrence_horizon_lag_seconds',
     'How far the least-extended open-ended recurring series falls short of the horizon it should reach now',
-    async () => (await horizonLag(db, config)).lagSeconds);
-  metrics.gauge('recurrence_horizon_extension_age_seconds', 'Time since the daily recurrence horizon extension last ran',
-    async () => (await horizonLag(db, config)).sinceExtensionSeconds);
+    async () => (await horizonLag(db, config)).lagSeconds,
+  );
+  metrics.gauge(
+    'recurrence_horizon_extension_age_seconds',
+    'Time since the daily recurrence horizon extension last ran',
+    async () => (await horizonLag(db, config)).sinceExtensionSeconds,
+  );
 }

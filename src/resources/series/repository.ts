@@ -28,20 +28,29 @@ const BATCH = 100;
 
 function normaliseSeries(row: Record<string, unknown>): SeriesRow {
   return {
-    event_id: toNumber(row.event_id), rrule: String(row.rrule),
-    rdates: JSON.parse(String(row.rdates)) as WallClock[], exdates: JSON.parse(String(row.exdates)) as WallClock[],
-    open_ended: toBoolean(row.open_ended), horizon_utc: (row.horizon_utc as string | null) ?? null,
+    event_id: toNumber(row.event_id),
+    rrule: String(row.rrule),
+    rdates: JSON.parse(String(row.rdates)) as WallClock[],
+    exdates: JSON.parse(String(row.exdates)) as WallClock[],
+    open_ended: toBoolean(row.open_ended),
+    horizon_utc: (row.horizon_utc as string | null) ?? null,
   };
 }
 
 function normaliseMembership(row: Record<string, unknown>): Membership {
   return {
-    event_id: toNumber(row.event_id), series_id: toNumber(row.series_id),
-    original_local: String(row.original_local), detached: toBoolean(row.detached),
+    event_id: toNumber(row.event_id),
+    series_id: toNumber(row.series_id),
+    original_local: String(row.original_local),
+    detached: toBoolean(row.detached),
   };
 }
 
-export async function findSeries(db: Executor, seriesId: number, { lock = false } = {}): Promise<SeriesRow | undefined> {
+export async function findSeries(
+  db: Executor,
+  seriesId: number,
+  { lock = false } = {},
+): Promise<SeriesRow | undefined> {
   const query = db('event_series').where({ event_id: seriesId });
   if (lock && isPostgres(db)) query.forUpdate();
   const row = await query.first();
@@ -85,12 +94,18 @@ export async function relink(db: Executor, eventIds: number[], seriesId: number)
   await db('events').where({ post_id: seriesId }).update({ post_parent: null });
 }
 
-const SERIES_OF_EVENTS = statement((db, eventIds: number[]) => db('series_occurrences as so')
-  .join('event_series as es', 'es.event_id', 'so.series_id').whereIn('so.event_id', eventIds)
-  .select('so.event_id as member_id', 'so.series_id', 'so.original_local', 'so.detached', 'es.*'));
+const SERIES_OF_EVENTS = statement((db, eventIds: number[]) =>
+  db('series_occurrences as so')
+    .join('event_series as es', 'es.event_id', 'so.series_id')
+    .whereIn('so.event_id', eventIds)
+    .select('so.event_id as member_id', 'so.series_id', 'so.original_local', 'so.detached', 'es.*'),
+);
 
 /** Series membership of the events of a page, with their series' rule (one query). */
-export async function seriesOfEvents(db: Executor, eventIds: number[]): Promise<Map<number, Membership & { series: SeriesRow }>> {
+export async function seriesOfEvents(
+  db: Executor,
+  eventIds: number[],
+): Promise<Map<number, Membership & { series: SeriesRow }>> {
   const found = new Map<number, Membership & { series: SeriesRow }>();
   if (!eventIds.length) return found;
   const rows = await SERIES_OF_EVENTS.all<Record<string, unknown>>(db, eventIds);
@@ -103,8 +118,12 @@ export async function seriesOfEvents(db: Executor, eventIds: number[]): Promise<
 
 /** The open-ended series materialised short of `untilUtc`. */
 export async function seriesShortOf(db: Executor, untilUtc: WallClock, limit = 1000): Promise<number[]> {
-  const rows: Array<{ event_id: number }> = await db('event_series').where('open_ended', true)
-    .where('horizon_utc', '<', untilUtc).orderBy('event_id').limit(limit).select('event_id');
+  const rows: Array<{ event_id: number }> = await db('event_series')
+    .where('open_ended', true)
+    .where('horizon_utc', '<', untilUtc)
+    .orderBy('event_id')
+    .limit(limit)
+    .select('event_id');
   return rows.map((r) => toNumber(r.event_id));
 }
 
@@ -128,15 +147,29 @@ export interface NewOccurrence {
 }
 
 /** Inserts occurrences (posts, events, memberships) in batches; answers their ids in order. */
-export async function insertOccurrences(trx: Knex.Transaction, seriesId: number, items: NewOccurrence[]): Promise<number[]> {
+export async function insertOccurrences(
+  trx: Knex.Transaction,
+  seriesId: number,
+  items: NewOccurrence[],
+): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < items.length; i += BATCH) {
     const batch = items.slice(i, i + BATCH);
-    const rows: Array<{ id: number; slug: string }> = await trx('posts').insert(batch.map((item) => item.post)).returning(['id', 'slug']);
+    const rows: Array<{ id: number; slug: string }> = await trx('posts')
+      .insert(batch.map((item) => item.post))
+      .returning(['id', 'slug']);
     const bySlug = new Map(rows.map((row) => [row.slug, toNumber(row.id)]));
     const batchIds = batch.map((item) => bySlug.get(item.post.slug) as number);
     await trx('events').insert(batch.map((item, n) => ({ post_id: batchIds[n], ...item.event })));
-    await addMembers(trx, batch.map((item, n) => ({ event_id: batchIds[n], series_id: seriesId, original_local: item.originalLocal, detached: false })));
+    await addMembers(
+      trx,
+      batch.map((item, n) => ({
+        event_id: batchIds[n],
+        series_id: seriesId,
+        original_local: item.originalLocal,
+        detached: false,
+      })),
+    );
     ids.push(...batchIds);
   }
   return ids;
@@ -146,7 +179,10 @@ export async function insertOccurrences(trx: Knex.Transaction, seriesId: number,
 export async function takenSlugs(db: Executor, slugs: string[]): Promise<Set<string>> {
   const taken = new Set<string>();
   for (let i = 0; i < slugs.length; i += 500) {
-    const rows: Array<{ slug: string }> = await db('posts').where({ type: 'event' }).whereIn('slug', slugs.slice(i, i + 500)).select('slug');
+    const rows: Array<{ slug: string }> = await db('posts')
+      .where({ type: 'event' })
+      .whereIn('slug', slugs.slice(i, i + 500))
+      .select('slug');
     rows.forEach((row) => taken.add(row.slug));
   }
   return taken;
@@ -163,17 +199,31 @@ export async function copyLinks(trx: Knex.Transaction, sourceId: number, targets
     await trx('term_relationships').whereIn('post_id', ids).delete();
     await trx('event_organizers').whereIn('event_id', ids).delete();
     await trx('post_translations').whereIn('post_id', ids).delete();
-    await trx.raw(`insert into term_relationships (post_id, term_id)
-      select p.id, r.term_id from posts p join term_relationships r on r.post_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
-    await trx.raw(`insert into event_organizers (event_id, organizer_id, position)
-      select p.id, o.organizer_id, o.position from posts p join event_organizers o on o.event_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
-    await trx.raw(`insert into post_translations (post_id, language, field, value)
-      select p.id, t.language, t.field, t.value from posts p join post_translations t on t.post_id = ? where p.id in (${marks})`, [sourceId, ...ids]);
+    await trx.raw(
+      `insert into term_relationships (post_id, term_id)
+      select p.id, r.term_id from posts p join term_relationships r on r.post_id = ? where p.id in (${marks})`,
+      [sourceId, ...ids],
+    );
+    await trx.raw(
+      `insert into event_organizers (event_id, organizer_id, position)
+      select p.id, o.organizer_id, o.position from posts p join event_organizers o on o.event_id = ? where p.id in (${marks})`,
+      [sourceId, ...ids],
+    );
+    await trx.raw(
+      `insert into post_translations (post_id, language, field, value)
+      select p.id, t.language, t.field, t.value from posts p join post_translations t on t.post_id = ? where p.id in (${marks})`,
+      [sourceId, ...ids],
+    );
   }
 }
 
 /** Writes the same post and event values to many occurrences (one statement per table and batch). */
-export async function updateMany(trx: Knex.Transaction, ids: number[], post: Partial<PostValues>, event: Partial<EventFields>): Promise<void> {
+export async function updateMany(
+  trx: Knex.Transaction,
+  ids: number[],
+  post: Partial<PostValues>,
+  event: Partial<EventFields>,
+): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
     const batch = ids.slice(i, i + 500);
     if (Object.keys(post).length) await trx('posts').whereIn('id', batch).update(post);
@@ -183,23 +233,36 @@ export async function updateMany(trx: Knex.Transaction, ids: number[], post: Par
 }
 
 /** The stored start and end of events (one query per 500). */
-export async function timesOf(db: Executor, ids: number[]): Promise<Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>> {
+export async function timesOf(
+  db: Executor,
+  ids: number[],
+): Promise<Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>> {
   const found = new Map<number, Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows: Array<EventFields & { post_id: number }> = await db('events').whereIn('post_id', ids.slice(i, i + 500))
+    const rows: Array<EventFields & { post_id: number }> = await db('events')
+      .whereIn('post_id', ids.slice(i, i + 500))
       .select('post_id', 'start_local', 'end_local', 'start_utc', 'end_utc');
-    for (const { post_id, start_local, end_local, start_utc, end_utc } of rows) found.set(toNumber(post_id), { start_local, end_local, start_utc, end_utc });
+    for (const { post_id, start_local, end_local, start_utc, end_utc } of rows)
+      found.set(toNumber(post_id), { start_local, end_local, start_utc, end_utc });
   }
   return found;
 }
 
 export async function deleteEvents(trx: Knex.Transaction, ids: number[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) await trx('posts').whereIn('id', ids.slice(i, i + 500)).delete();
+  for (let i = 0; i < ids.length; i += 500)
+    await trx('posts')
+      .whereIn('id', ids.slice(i, i + 500))
+      .delete();
 }
 
 /** For the metrics: the earliest horizon of an open-ended series (null without any) and when the lease last ran. */
-export async function horizonStatus(db: Executor): Promise<{ earliestHorizon: WallClock | null; extendedAt: WallClock | null }> {
+export async function horizonStatus(
+  db: Executor,
+): Promise<{ earliestHorizon: WallClock | null; extendedAt: WallClock | null }> {
   const [{ earliest }] = await db('event_series').where('open_ended', true).min({ earliest: 'horizon_utc' });
   const lease = await db('series_lease').where({ name: 'horizon' }).first('extended_utc');
-  return { earliestHorizon: (earliest as WallClock | null) ?? null, extendedAt: (lease?.extended_utc as WallClock | undefined) ?? null };
+  return {
+    earliestHorizon: (earliest as WallClock | null) ?? null,
+    extendedAt: (lease?.extended_utc as WallClock | undefined) ?? null,
+  };
 }

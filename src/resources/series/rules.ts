@@ -19,7 +19,10 @@ export const MAX_YEARS = 100;
 
 /** A rule problem: the message key and its values, reported on `recurrence`. */
 export class RuleError extends Error {
-  constructor(readonly key: MessageKey, readonly values: Record<string, string | number> = {}) {
+  constructor(
+    readonly key: MessageKey,
+    readonly values: Record<string, string | number> = {},
+  ) {
     super(`${key} ${JSON.stringify(values)}`);
   }
 }
@@ -34,10 +37,35 @@ export interface ParsedRule {
   until?: Until;
 }
 
-const FREQUENCIES: Record<string, number> = { YEARLY: RRule.YEARLY, MONTHLY: RRule.MONTHLY, WEEKLY: RRule.WEEKLY, DAILY: RRule.DAILY };
+const FREQUENCIES: Record<string, number> = {
+  YEARLY: RRule.YEARLY,
+  MONTHLY: RRule.MONTHLY,
+  WEEKLY: RRule.WEEKLY,
+  DAILY: RRule.DAILY,
+};
 const SUB_DAILY = new Set(['HOURLY', 'MINUTELY', 'SECONDLY']);
-const DAYS: Record<string, Weekday> = { MO: RRule.MO, TU: RRule.TU, WE: RRule.WE, TH: RRule.TH, FR: RRule.FR, SA: RRule.SA, SU: RRule.SU };
-const KNOWN = ['FREQ', 'INTERVAL', 'COUNT', 'UNTIL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'BYYEARDAY', 'BYWEEKNO', 'BYSETPOS', 'WKST'];
+const DAYS: Record<string, Weekday> = {
+  MO: RRule.MO,
+  TU: RRule.TU,
+  WE: RRule.WE,
+  TH: RRule.TH,
+  FR: RRule.FR,
+  SA: RRule.SA,
+  SU: RRule.SU,
+};
+const KNOWN = [
+  'FREQ',
+  'INTERVAL',
+  'COUNT',
+  'UNTIL',
+  'BYDAY',
+  'BYMONTHDAY',
+  'BYMONTH',
+  'BYYEARDAY',
+  'BYWEEKNO',
+  'BYSETPOS',
+  'WKST',
+];
 
 const bad = (part: string, value: string) => new RuleError('recurrence_value', { part, value });
 
@@ -102,17 +130,42 @@ export function parseRule(text: string): ParsedRule {
   const rule: ParsedRule = { parts, options };
   for (const [name, value] of parts) {
     switch (name) {
-      case 'INTERVAL': options.interval = positive(name, value, 999); break;
-      case 'COUNT': rule.count = positive(name, value, 999_999); break;
-      case 'UNTIL': rule.until = until(value); break;
-      case 'BYDAY': options.byweekday = weekdays(value, freq === RRule.MONTHLY || (freq === RRule.YEARLY && !get('BYWEEKNO'))); break;
-      case 'BYMONTHDAY': if (freq === RRule.WEEKLY) throw bad(name, value); options.bymonthday = integers(name, value, 31); break;
-      case 'BYMONTH': options.bymonth = integers(name, value, 12, false); break;
-      case 'BYYEARDAY': if (freq !== RRule.YEARLY) throw bad(name, value); options.byyearday = integers(name, value, 366); break;
-      case 'BYWEEKNO': if (freq !== RRule.YEARLY) throw bad(name, value); options.byweekno = integers(name, value, 53); break;
-      case 'BYSETPOS': options.bysetpos = integers(name, value, 366); break;
-      case 'WKST': if (!DAYS[value]) throw bad(name, value); options.wkst = DAYS[value]; break;
-      default: break;
+      case 'INTERVAL':
+        options.interval = positive(name, value, 999);
+        break;
+      case 'COUNT':
+        rule.count = positive(name, value, 999_999);
+        break;
+      case 'UNTIL':
+        rule.until = until(value);
+        break;
+      case 'BYDAY':
+        options.byweekday = weekdays(value, freq === RRule.MONTHLY || (freq === RRule.YEARLY && !get('BYWEEKNO')));
+        break;
+      case 'BYMONTHDAY':
+        if (freq === RRule.WEEKLY) throw bad(name, value);
+        options.bymonthday = integers(name, value, 31);
+        break;
+      case 'BYMONTH':
+        options.bymonth = integers(name, value, 12, false);
+        break;
+      case 'BYYEARDAY':
+        if (freq !== RRule.YEARLY) throw bad(name, value);
+        options.byyearday = integers(name, value, 366);
+        break;
+      case 'BYWEEKNO':
+        if (freq !== RRule.YEARLY) throw bad(name, value);
+        options.byweekno = integers(name, value, 53);
+        break;
+      case 'BYSETPOS':
+        options.bysetpos = integers(name, value, 366);
+        break;
+      case 'WKST':
+        if (!DAYS[value]) throw bad(name, value);
+        options.wkst = DAYS[value];
+        break;
+      default:
+        break;
     }
   }
   if (rule.count !== undefined && rule.until) throw new RuleError('recurrence_count_until');
@@ -120,8 +173,10 @@ export function parseRule(text: string): ParsedRule {
     throw bad('BYSETPOS', get('BYSETPOS') as string);
   }
   // a position past the largest set a period can hold selects nothing, ever (and the library would look until 9999)
-  if ((options.bysetpos as number[] | undefined)?.some((pos) => Math.abs(pos) > largestSet(freq, options))) throw bad('BYSETPOS', get('BYSETPOS') as string);
-  if (rule.count !== undefined && rule.count > MAX_OCCURRENCES) throw new RuleError('recurrence_too_many', { limit: MAX_OCCURRENCES });
+  if ((options.bysetpos as number[] | undefined)?.some((pos) => Math.abs(pos) > largestSet(freq, options)))
+    throw bad('BYSETPOS', get('BYSETPOS') as string);
+  if (rule.count !== undefined && rule.count > MAX_OCCURRENCES)
+    throw new RuleError('recurrence_too_many', { limit: MAX_OCCURRENCES });
   return rule;
 }
 
@@ -131,13 +186,16 @@ function largestSet(freq: number, options: Partial<Options>): number {
   const monthDays = (options.bymonthday as number[] | undefined)?.length;
   if (freq === RRule.DAILY) return 1;
   if (freq === RRule.WEEKLY) return days.length || 7;
-  if (freq === RRule.MONTHLY) return Math.min(31, monthDays ?? (days.length ? days.reduce((sum, d) => sum + (d.n ? 1 : 5), 0) : 31));
+  if (freq === RRule.MONTHLY)
+    return Math.min(31, monthDays ?? (days.length ? days.reduce((sum, d) => sum + (d.n ? 1 : 5), 0) : 31));
   return 366;
 }
 
 /** The rule written back (RECUR value) with COUNT/UNTIL replaced by `untilUtc` (a split) or kept. */
 export function ruleText(rule: ParsedRule, change: { untilUtc?: WallClock; count?: number } = {}): string {
-  const kept = rule.parts.filter(([name]) => (change.untilUtc === undefined && change.count === undefined) || (name !== 'COUNT' && name !== 'UNTIL'));
+  const kept = rule.parts.filter(
+    ([name]) => (change.untilUtc === undefined && change.count === undefined) || (name !== 'COUNT' && name !== 'UNTIL'),
+  );
   if (change.untilUtc !== undefined) kept.push(['UNTIL', `${change.untilUtc.replace(/[-:]/g, '').replace(' ', 'T')}Z`]);
   if (change.count !== undefined) kept.push(['COUNT', String(change.count)]);
   return kept.map(([name, value]) => `${name}=${value}`).join(';');
@@ -197,16 +255,26 @@ function canMatch(rule: ParsedRule, start: WallClock): boolean {
   const dtstart = floating(start);
   const weekday = (dtstart.getUTCDay() + 6) % 7; // the library's 0 = Monday
   const days = ([] as Weekday[]).concat((byweekday as Weekday[] | null | undefined) ?? []);
-  if (freq === RRule.DAILY && (interval ?? 1) % 7 === 0 && days.length && !days.some((d) => d.weekday === weekday)) return false;
+  if (freq === RRule.DAILY && (interval ?? 1) % 7 === 0 && days.length && !days.some((d) => d.weekday === weekday))
+    return false;
   const filters: Partial<Options> = { bymonth, bymonthday, byyearday, byweekno, byweekday, wkst };
   if (!bymonthday && !byyearday && !byweekno && !days.length) {
-    if (freq === RRule.YEARLY) Object.assign(filters, { bymonth: bymonth ?? dtstart.getUTCMonth() + 1, bymonthday: dtstart.getUTCDate() });
+    if (freq === RRule.YEARLY)
+      Object.assign(filters, { bymonth: bymonth ?? dtstart.getUTCMonth() + 1, bymonthday: dtstart.getUTCDate() });
     if (freq === RRule.MONTHLY) filters.bymonthday = dtstart.getUTCDate();
     if (freq === RRule.WEEKLY) filters.byweekday = [weekday];
   }
   // ordinals of a monthly rule count within each month, as a yearly rule's do when it names months
-  if (freq === RRule.MONTHLY && !bymonth && days.some((d) => d.n)) filters.bymonth = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-  const oracle = new RRule({ ...filters, freq: RRule.YEARLY, interval: 1, count: 1, dtstart: new Date(Date.UTC(9599, 0, 1)), tzid: null });
+  if (freq === RRule.MONTHLY && !bymonth && days.some((d) => d.n))
+    filters.bymonth = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const oracle = new RRule({
+    ...filters,
+    freq: RRule.YEARLY,
+    interval: 1,
+    count: 1,
+    dtstart: new Date(Date.UTC(9599, 0, 1)),
+    tzid: null,
+  });
   return oracle.all().length > 0;
 }
 
@@ -217,7 +285,9 @@ function canMatch(rule: ParsedRule, start: WallClock): boolean {
 function searchEnd(input: SeriesInput): Date {
   const plusOffset = (utc: WallClock) => new Date(floating(utc).getTime() + 14 * 3_600_000);
   const start = floating(input.start);
-  const bounds = [new Date(Date.UTC(start.getUTCFullYear() + MAX_YEARS, start.getUTCMonth(), start.getUTCDate(), 23, 59, 59))];
+  const bounds = [
+    new Date(Date.UTC(start.getUTCFullYear() + MAX_YEARS, start.getUTCMonth(), start.getUTCDate(), 23, 59, 59)),
+  ];
   const { until } = input.rule;
   if (until?.kind === 'date') bounds.push(floating(until.lastLocal));
   if (until?.kind === 'utc') bounds.push(plusOffset(until.instantUtc));
@@ -228,8 +298,11 @@ function searchEnd(input: SeriesInput): Date {
 /** A date or local date-time of an rdate/exdate list, as a wall clock (dates at 00:00:00). */
 export function normaliseLocal(value: string): WallClock | undefined {
   const text = value.trim();
-  const full = /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text} 00:00:00` : /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(text)
-    ? `${text.replace('T', ' ')}${text.length === 16 ? ':00' : ''}` : undefined;
+  const full = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? `${text} 00:00:00`
+    : /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(text)
+      ? `${text.replace('T', ' ')}${text.length === 16 ? ':00' : ''}`
+      : undefined;
   if (!full || !DateTime.fromFormat(full, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' }).isValid) return undefined;
   return full;
 }
@@ -250,24 +323,39 @@ export function expandSeries(input: SeriesInput): Expansion {
   let counted = 0;
   const lastLocal = rule.until?.kind === 'date' ? rule.until.lastLocal : undefined;
   const untilUtc = rule.until?.kind === 'utc' ? rule.until.instantUtc : undefined;
-  const expander = new RRule({ ...rule.options, dtstart: floating(input.start), count: null, until: searchEnd(input), tzid: null });
-  if (canMatch(rule, input.start)) expander.all((date) => {
-    const local = wall(date);
-    if (lastLocal !== undefined && local > lastLocal) return false;
-    const instant = place(local);
-    if (!instant) return true; // inside a DST gap: skipped, not counted
-    const utc = formatUtc(instant);
-    if (untilUtc !== undefined && utc > untilUtc) return false;
-    if (input.horizonUtc !== undefined && utc > input.horizonUtc) { complete = false; return false; }
-    counted += 1;
-    if (!excluded.has(key(local))) found.set(key(local), { local, utc, ordinal: counted });
-    if (found.size > max) { overflow = true; complete = false; return false; }
-    return rule.count === undefined || counted < rule.count;
+  const expander = new RRule({
+    ...rule.options,
+    dtstart: floating(input.start),
+    count: null,
+    until: searchEnd(input),
+    tzid: null,
   });
+  if (canMatch(rule, input.start))
+    expander.all((date) => {
+      const local = wall(date);
+      if (lastLocal !== undefined && local > lastLocal) return false;
+      const instant = place(local);
+      if (!instant) return true; // inside a DST gap: skipped, not counted
+      const utc = formatUtc(instant);
+      if (untilUtc !== undefined && utc > untilUtc) return false;
+      if (input.horizonUtc !== undefined && utc > input.horizonUtc) {
+        complete = false;
+        return false;
+      }
+      counted += 1;
+      if (!excluded.has(key(local))) found.set(key(local), { local, utc, ordinal: counted });
+      if (found.size > max) {
+        overflow = true;
+        complete = false;
+        return false;
+      }
+      return rule.count === undefined || counted < rule.count;
+    });
   if (!isBounded(rule) && input.horizonUtc === undefined) throw new RangeError('an open-ended rule needs a horizon');
   for (const rdate of input.rdates ?? []) {
     const instant = fromLocal(rdate, zone);
-    if (!excluded.has(key(rdate)) && !found.has(key(rdate))) found.set(key(rdate), { local: rdate, utc: formatUtc(instant), ordinal: 0 });
+    if (!excluded.has(key(rdate)) && !found.has(key(rdate)))
+      found.set(key(rdate), { local: rdate, utc: formatUtc(instant), ordinal: 0 });
   }
   const occurrences = [...found.values()].sort((a, b) => (a.utc < b.utc ? -1 : a.utc > b.utc ? 1 : 0));
   if (occurrences.length > max) overflow = true;

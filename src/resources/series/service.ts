@@ -15,7 +15,16 @@ import * as posts from '../posts/repository';
 import type { EventFields, EventRow } from '../events/repository';
 import { findEvent } from '../events/repository';
 import { refreshCounts, termIdsOfPosts } from '../terms/repository';
-import { expandSeries, isBounded, normaliseLocal, parseRule, RuleError, ruleText, type Occurrence, type ParsedRule } from './rules';
+import {
+  expandSeries,
+  isBounded,
+  normaliseLocal,
+  parseRule,
+  RuleError,
+  ruleText,
+  type Occurrence,
+  type ParsedRule,
+} from './rules';
 import { syncSearch } from '../../search/documents';
 import { recordChanges } from '../../integrations/outbox';
 import * as repo from './repository';
@@ -57,11 +66,15 @@ function ruleOf(text: string): ParsedRule {
 }
 
 function localList(values: string[] | undefined): WallClock[] {
-  return [...new Set((values ?? []).map((value) => {
-    const local = normaliseLocal(String(value));
-    if (!local) throw invalidParam('recurrence', 'recurrence_date');
-    return local;
-  }))].sort();
+  return [
+    ...new Set(
+      (values ?? []).map((value) => {
+        const local = normaliseLocal(String(value));
+        if (!local) throw invalidParam('recurrence', 'recurrence_date');
+        return local;
+      }),
+    ),
+  ].sort();
 }
 
 /**
@@ -77,33 +90,60 @@ function seriesFrom(config: Readonly<Config>, eventId: number, input: Recurrence
   const rule = ruleOf(input.rrule);
   const open = !isBounded(rule);
   return {
-    event_id: eventId, rrule: ruleText(rule), rdates: localList(input.rdates), exdates: localList(input.exdates),
-    open_ended: open, horizon_utc: open ? horizonFrom(config) : null,
+    event_id: eventId,
+    rrule: ruleText(rule),
+    rdates: localList(input.rdates),
+    exdates: localList(input.exdates),
+    open_ended: open,
+    horizon_utc: open ? horizonFrom(config) : null,
   };
 }
 
 /** Makes `eventId` a series: its membership, its rule, its occurrences. */
-async function startSeries(trx: Knex.Transaction, config: Readonly<Config>, eventId: number, input: RecurrenceInput): Promise<void> {
+async function startSeries(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  eventId: number,
+  input: RecurrenceInput,
+): Promise<void> {
   const series = seriesFrom(config, eventId, input);
   const event = (await findEvent(trx, eventId)) as EventRow;
   await repo.saveSeries(trx, series);
-  await repo.addMembers(trx, [{ event_id: eventId, series_id: eventId, original_local: event.start_local, detached: false }]);
+  await repo.addMembers(trx, [
+    { event_id: eventId, series_id: eventId, original_local: event.start_local, detached: false },
+  ]);
   await materialise(trx, event, series, 'sync');
 }
 
 /** After an event create: a `recurrence` makes it a series. */
-export async function afterCreate(trx: Knex.Transaction, config: Readonly<Config>, eventId: number, input: RecurrenceInput | null | undefined): Promise<void> {
+export async function afterCreate(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  eventId: number,
+  input: RecurrenceInput | null | undefined,
+): Promise<void> {
   if (input) await startSeries(trx, config, eventId, input);
 }
 
 /** Before the fields of an update are written to the target (a `following` split moves the series first). */
-export async function beforeUpdate(trx: Knex.Transaction, config: Readonly<Config>, plan: Plan, input: RecurrenceInput | null | undefined): Promise<void> {
+export async function beforeUpdate(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  plan: Plan,
+  input: RecurrenceInput | null | undefined,
+): Promise<void> {
   if (plan.kind === 'this' && input !== undefined) throw invalidParam('recurrence', 'recurrence_scope_this');
   if (plan.kind === 'following') await split(trx, config, plan.membership, input);
 }
 
 /** After the fields of an update are written to `targetId` (the series event for `all`). */
-export async function afterUpdate(trx: Knex.Transaction, config: Readonly<Config>, plan: Plan, targetId: number, input: RecurrenceInput | null | undefined): Promise<void> {
+export async function afterUpdate(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  plan: Plan,
+  targetId: number,
+  input: RecurrenceInput | null | undefined,
+): Promise<void> {
   if (plan.kind === 'single') {
     if (input) await startSeries(trx, config, targetId, input);
     return;
@@ -118,7 +158,9 @@ export async function afterUpdate(trx: Knex.Transaction, config: Readonly<Config
     return;
   }
   const current = (await repo.findSeries(trx, seriesId)) as SeriesRow;
-  const series = input ? { ...seriesFrom(config, seriesId, input), horizon_utc: current.horizon_utc ?? horizonFrom(config) } : current;
+  const series = input
+    ? { ...seriesFrom(config, seriesId, input), horizon_utc: current.horizon_utc ?? horizonFrom(config) }
+    : current;
   if (input) await repo.saveSeries(trx, series);
   const event = (await findEvent(trx, seriesId)) as EventRow;
   await trx('series_occurrences').where({ event_id: seriesId }).update({ original_local: event.start_local });
@@ -144,7 +186,12 @@ async function trash(trx: Knex.Transaction, ids: number[]): Promise<void> {
  * `following` on occurrence O: the old rule ends before O (UNTIL), O becomes the event of a new series with the
  * rest of the rule (a COUNT keeps what is left of it), and the occurrences from O on move to it.
  */
-async function split(trx: Knex.Transaction, config: Readonly<Config>, membership: Membership, input: RecurrenceInput | null | undefined): Promise<void> {
+async function split(
+  trx: Knex.Transaction,
+  config: Readonly<Config>,
+  membership: Membership,
+  input: RecurrenceInput | null | undefined,
+): Promise<void> {
   const old = (await repo.findSeries(trx, membership.series_id, { lock: true })) as SeriesRow;
   const oldEvent = (await findEvent(trx, old.event_id)) as EventRow;
   const rule = ruleOf(old.rrule);
@@ -152,21 +199,40 @@ async function split(trx: Knex.Transaction, config: Readonly<Config>, membership
   const cut = formatUtc(fromLocal(at, oldEvent.timezone).minus({ seconds: 1 }));
   const moving = (await repo.membersOf(trx, old.event_id)).filter((m) => m.original_local >= at).map((m) => m.event_id);
   await repo.relink(trx, moving, membership.event_id);
-  await recordChanges(trx, 'event', moving.filter((id) => id !== membership.event_id), 'updated');
+  await recordChanges(
+    trx,
+    'event',
+    moving.filter((id) => id !== membership.event_id),
+    'updated',
+  );
   await repo.saveSeries(trx, {
-    ...old, rrule: ruleText(rule, { untilUtc: cut }), open_ended: false, horizon_utc: null,
-    rdates: old.rdates.filter((d) => d < at), exdates: old.exdates.filter((d) => d < at),
+    ...old,
+    rrule: ruleText(rule, { untilUtc: cut }),
+    open_ended: false,
+    horizon_utc: null,
+    rdates: old.rdates.filter((d) => d < at),
+    exdates: old.exdates.filter((d) => d < at),
   });
   let next: SeriesRow;
   if (input) next = seriesFrom(config, membership.event_id, input);
   else {
     let rest: string = old.rrule;
     if (rule.count !== undefined) {
-      const before = expandSeries({ rule, start: oldEvent.start_local, zone: oldEvent.timezone, allDay: oldEvent.all_day })
-        .occurrences.filter((o) => o.ordinal > 0 && o.local < at).length;
+      const before = expandSeries({
+        rule,
+        start: oldEvent.start_local,
+        zone: oldEvent.timezone,
+        allDay: oldEvent.all_day,
+      }).occurrences.filter((o) => o.ordinal > 0 && o.local < at).length;
       rest = ruleText(rule, { count: Math.max(1, rule.count - before) });
     }
-    next = { ...old, event_id: membership.event_id, rrule: rest, rdates: old.rdates.filter((d) => d >= at), exdates: old.exdates.filter((d) => d >= at) };
+    next = {
+      ...old,
+      event_id: membership.event_id,
+      rrule: rest,
+      rdates: old.rdates.filter((d) => d >= at),
+      exdates: old.exdates.filter((d) => d >= at),
+    };
   }
   await repo.saveSeries(trx, next);
   await trx('series_occurrences').where({ event_id: membership.event_id }).update({ detached: false });
@@ -192,10 +258,15 @@ export async function deleteScoped(trx: Knex.Transaction, plan: Plan, force: boo
   const event = (await findEvent(trx, series.event_id)) as EventRow;
   const cut = formatUtc(fromLocal(at, event.timezone).minus({ seconds: 1 }));
   await repo.saveSeries(trx, {
-    ...series, rrule: ruleText(ruleOf(series.rrule), { untilUtc: cut }), open_ended: false, horizon_utc: null,
+    ...series,
+    rrule: ruleText(ruleOf(series.rrule), { untilUtc: cut }),
+    open_ended: false,
+    horizon_utc: null,
     rdates: series.rdates.filter((d) => d < at),
   });
-  const later = (await repo.membersOf(trx, series.event_id)).filter((m) => m.original_local > at).map((m) => m.event_id);
+  const later = (await repo.membersOf(trx, series.event_id))
+    .filter((m) => m.original_local > at)
+    .map((m) => m.event_id);
   await removeOccurrences(trx, later, force);
   await trx('series_occurrences').whereIn('event_id', [membership.event_id]).update({ detached: true });
 }
@@ -211,7 +282,10 @@ async function removeOccurrences(trx: Knex.Transaction, ids: number[], force: bo
     return;
   }
   await trash(trx, ids);
-  for (let i = 0; i < ids.length; i += 500) await trx('series_occurrences').whereIn('event_id', ids.slice(i, i + 500)).update({ detached: true });
+  for (let i = 0; i < ids.length; i += 500)
+    await trx('series_occurrences')
+      .whereIn('event_id', ids.slice(i, i + 500))
+      .update({ detached: true });
 }
 
 /** Occurrences of the same local date pair up in order: their key survives a change of start time. */
@@ -230,29 +304,72 @@ function dayKeys(locals: WallClock[]): Map<WallClock, string> {
 /** The fields every occurrence takes from its series event. */
 function sharedFields(event: EventRow): { post: Partial<posts.PostValues>; fields: Partial<EventFields> } {
   const { title, content, excerpt, password, author_id, status, language, date_utc } = event;
-  const { timezone, all_day, cost, currency_symbol, currency_position, website, show_map, show_map_link, hide_from_listings,
-    sticky, featured, venue_id, image_id } = event;
+  const {
+    timezone,
+    all_day,
+    cost,
+    currency_symbol,
+    currency_position,
+    website,
+    show_map,
+    show_map_link,
+    hide_from_listings,
+    sticky,
+    featured,
+    venue_id,
+    image_id,
+  } = event;
   return {
     post: { title, content, excerpt, password, author_id, status, language, date_utc },
-    fields: { status, timezone, all_day, cost, currency_symbol, currency_position, website, show_map, show_map_link,
-      hide_from_listings, sticky, featured, venue_id, image_id },
+    fields: {
+      status,
+      timezone,
+      all_day,
+      cost,
+      currency_symbol,
+      currency_position,
+      website,
+      show_map,
+      show_map_link,
+      hide_from_listings,
+      sticky,
+      featured,
+      venue_id,
+      image_id,
+    },
   };
 }
 
 /** Start and end of an occurrence: the series event's duration (all-day: its number of days). */
-function timesOf(event: EventRow, occurrence: Occurrence): Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'> {
+function timesOf(
+  event: EventRow,
+  occurrence: Occurrence,
+): Pick<EventFields, 'start_local' | 'end_local' | 'start_utc' | 'end_utc'> {
   const zone = event.timezone;
   if (event.all_day) {
-    const days = fromUtc(`${event.end_local.slice(0, 10)} 00:00:00`).diff(fromUtc(`${event.start_local.slice(0, 10)} 00:00:00`), 'days').days;
+    const days = fromUtc(`${event.end_local.slice(0, 10)} 00:00:00`).diff(
+      fromUtc(`${event.start_local.slice(0, 10)} 00:00:00`),
+      'days',
+    ).days;
     const endDay = fromUtc(occurrence.local).plus({ days }).toFormat('yyyy-MM-dd');
     const start = fromLocal(`${occurrence.local.slice(0, 10)} 00:00:00`, zone);
     const end = fromLocal(`${endDay} 23:59:59`, zone);
-    return { start_local: formatLocal(start, zone), end_local: formatLocal(end, zone), start_utc: formatUtc(start), end_utc: formatUtc(end) };
+    return {
+      start_local: formatLocal(start, zone),
+      end_local: formatLocal(end, zone),
+      start_utc: formatUtc(start),
+      end_utc: formatUtc(end),
+    };
   }
   const duration = fromUtc(event.end_utc).diff(fromUtc(event.start_utc));
   const start = fromUtc(occurrence.utc);
   const end = start.plus(duration);
-  return { start_local: occurrence.local, end_local: formatLocal(end, zone), start_utc: occurrence.utc, end_utc: formatUtc(end) };
+  return {
+    start_local: occurrence.local,
+    end_local: formatLocal(end, zone),
+    start_utc: occurrence.utc,
+    end_utc: formatUtc(end),
+  };
 }
 
 /**
@@ -260,13 +377,24 @@ function timesOf(event: EventRow, occurrence: Occurrence): Pick<EventFields, 'st
  * take the series event's fields and links, those no longer in it go, missing ones are added; detached ones are
  * left as they are. `extend` (the horizon moved): only missing occurrences are added.
  */
-async function materialise(trx: Knex.Transaction, event: EventRow, series: SeriesRow, mode: 'sync' | 'extend'): Promise<void> {
+async function materialise(
+  trx: Knex.Transaction,
+  event: EventRow,
+  series: SeriesRow,
+  mode: 'sync' | 'extend',
+): Promise<void> {
   const rule = ruleOf(series.rrule);
   const expansion = expandSeries({
-    rule, start: event.start_local, zone: event.timezone, allDay: event.all_day, rdates: series.rdates, exdates: series.exdates,
-    horizonUtc: series.open_ended ? series.horizon_utc ?? undefined : undefined,
+    rule,
+    start: event.start_local,
+    zone: event.timezone,
+    allDay: event.all_day,
+    rdates: series.rdates,
+    exdates: series.exdates,
+    horizonUtc: series.open_ended ? (series.horizon_utc ?? undefined) : undefined,
   });
-  if (expansion.overflow && !series.open_ended) throw invalidParam('recurrence', 'recurrence_too_many', { limit: 1000 });
+  if (expansion.overflow && !series.open_ended)
+    throw invalidParam('recurrence', 'recurrence_too_many', { limit: 1000 });
   const wanted = expansion.occurrences.filter((o) => o.local !== event.start_local);
   const members = (await repo.membersOf(trx, event.id)).filter((m) => m.event_id !== event.id);
   const memberKeys = dayKeys(members.map((m) => m.original_local));
@@ -285,33 +413,56 @@ async function materialise(trx: Knex.Transaction, event: EventRow, series: Serie
   const gone = mode === 'sync' ? [...byKey.values()].filter((m) => !m.detached).map((m) => m.event_id) : [];
   if (mode === 'sync') {
     await repo.deleteEvents(trx, gone);
-    await repo.updateMany(trx, kept.map(([m]) => m.event_id), { ...post, modified_utc: modified }, fields);
+    await repo.updateMany(
+      trx,
+      kept.map(([m]) => m.event_id),
+      { ...post, modified_utc: modified },
+      fields,
+    );
     await moveKept(trx, event, kept);
   }
   const severalADay = new Set(wanted.map((o) => o.local.slice(0, 10))).size < wanted.length;
   const slugs = await occurrenceSlugs(trx, event.slug, added, severalADay);
-  const newIds = await repo.insertOccurrences(trx, event.id, added.map((occurrence, n) => ({
-    post: { type: 'event', ...post, modified_utc: modified, slug: slugs[n] } as posts.PostValues,
-    event: { ...fields, ...timesOf(event, occurrence), post_parent: event.id } as EventFields,
-    originalLocal: occurrence.local,
-  })));
+  const newIds = await repo.insertOccurrences(
+    trx,
+    event.id,
+    added.map((occurrence, n) => ({
+      post: { type: 'event', ...post, modified_utc: modified, slug: slugs[n] } as posts.PostValues,
+      event: { ...fields, ...timesOf(event, occurrence), post_parent: event.id } as EventFields,
+      originalLocal: occurrence.local,
+    })),
+  );
   const linked = mode === 'sync' ? [...kept.map(([m]) => m.event_id), ...newIds] : newIds;
   const termsBefore = mode === 'sync' ? await termIdsOfPosts(trx, linked) : [];
   await repo.copyLinks(trx, event.id, linked);
   await refreshCounts(trx, [...termsBefore, ...(await termIdsOfPosts(trx, [event.id]))]);
   await syncSearch(trx, 'posts', [...gone, ...linked]); // occurrences are found by search like any event
   await recordChanges(trx, 'event', gone, 'deleted');
-  await recordChanges(trx, 'event', kept.map(([m]) => m.event_id), 'updated');
+  await recordChanges(
+    trx,
+    'event',
+    kept.map(([m]) => m.event_id),
+    'updated',
+  );
   await recordChanges(trx, 'event', newIds, 'created');
 }
 
 /** Gives kept occurrences the times the rule and the series event's duration give them, where they differ. */
 async function moveKept(trx: Knex.Transaction, event: EventRow, kept: Array<[Membership, Occurrence]>): Promise<void> {
-  const current = await repo.timesOf(trx, kept.map(([m]) => m.event_id));
+  const current = await repo.timesOf(
+    trx,
+    kept.map(([m]) => m.event_id),
+  );
   for (const [member, occurrence] of kept) {
     const times = timesOf(event, occurrence);
     const now = current.get(member.event_id);
-    if (!now || now.start_utc !== times.start_utc || now.end_utc !== times.end_utc || now.start_local !== times.start_local || now.end_local !== times.end_local) {
+    if (
+      !now ||
+      now.start_utc !== times.start_utc ||
+      now.end_utc !== times.end_utc ||
+      now.start_local !== times.start_local ||
+      now.end_local !== times.end_local
+    ) {
       await trx('events').where({ post_id: member.event_id }).update(times);
     }
     if (member.original_local !== occurrence.local) {
@@ -321,8 +472,18 @@ async function moveKept(trx: Knex.Transaction, event: EventRow, kept: Array<[Mem
 }
 
 /** `series-slug-2027-03-04` (and `-1800` when the series has several occurrences a day), unique among events. */
-async function occurrenceSlugs(trx: Knex.Transaction, base: string, added: Occurrence[], withTime: boolean): Promise<string[]> {
-  const wanted = added.map((o) => `${base}-${o.local.slice(0, 10)}${withTime ? `-${o.local.slice(11, 13)}${o.local.slice(14, 16)}` : ''}`.slice(0, 200));
+async function occurrenceSlugs(
+  trx: Knex.Transaction,
+  base: string,
+  added: Occurrence[],
+  withTime: boolean,
+): Promise<string[]> {
+  const wanted = added.map((o) =>
+    `${base}-${o.local.slice(0, 10)}${withTime ? `-${o.local.slice(11, 13)}${o.local.slice(14, 16)}` : ''}`.slice(
+      0,
+      200,
+    ),
+  );
   const taken = await repo.takenSlugs(trx, wanted);
   const slugs: string[] = [];
   for (const slug of wanted) {
@@ -358,7 +519,9 @@ export async function ensureHorizon(db: Db, config: Readonly<Config>, untilUtc: 
  */
 export async function extendHorizons(db: Db, config: Readonly<Config>): Promise<boolean> {
   const at = now();
-  const taken = await db.transaction((trx) => repo.takeLease(trx, formatUtc(DateTime.fromJSDate(at)), formatUtc(DateTime.fromJSDate(at).minus({ days: 1 }))));
+  const taken = await db.transaction((trx) =>
+    repo.takeLease(trx, formatUtc(DateTime.fromJSDate(at)), formatUtc(DateTime.fromJSDate(at).minus({ days: 1 }))),
+  );
   if (!taken) return false;
   const target = horizonFrom(config, at);
   for (const id of await repo.seriesShortOf(db, target, 100_000)) await extendSeries(db, id, target);
@@ -369,7 +532,10 @@ export async function extendHorizons(db: Db, config: Readonly<Config>): Promise<
  * For the metrics: how far (seconds) the least-extended open-ended series falls short of the horizon it should
  * reach now (0 without any; the daily extension keeps it under a day), and the time since that extension last ran.
  */
-export async function horizonLag(db: Executor, config: Readonly<Config>): Promise<{ lagSeconds: number; sinceExtensionSeconds: number }> {
+export async function horizonLag(
+  db: Executor,
+  config: Readonly<Config>,
+): Promise<{ lagSeconds: number; sinceExtensionSeconds: number }> {
   const { earliestHorizon, extendedAt } = await repo.horizonStatus(db);
   const at = now();
   const seconds = (wall: WallClock) => DateTime.fromSQL(wall, { zone: 'utc' }).toMillis() / 1000;
@@ -381,7 +547,9 @@ export async function horizonLag(db: Executor, config: Readonly<Config>): Promis
 
 /** Runs `extendHorizons` every hour (it does the work at most once a day across nodes). */
 export function startHorizonJob(db: Db, config: Readonly<Config>, onError: (err: unknown) => void): () => void {
-  const run = () => { extendHorizons(db, config).catch(onError); };
+  const run = () => {
+    extendHorizons(db, config).catch(onError);
+  };
   const timer = setInterval(run, 3_600_000);
   timer.unref();
   setImmediate(run);
@@ -391,9 +559,18 @@ export function startHorizonJob(db: Db, config: Readonly<Config>, onError: (err:
 /** The wire `recurrence` of events of a page (absent for single events). */
 export async function recurrenceOf(db: Executor, eventIds: number[]) {
   const found = await repo.seriesOfEvents(db, eventIds);
-  return new Map([...found].map(([id, m]) => [id, {
-    rrule: m.series.rrule, rdates: m.series.rdates, exdates: m.series.exdates, series_id: m.series_id, detached: m.detached,
-  }]));
+  return new Map(
+    [...found].map(([id, m]) => [
+      id,
+      {
+        rrule: m.series.rrule,
+        rdates: m.series.rdates,
+        exdates: m.series.exdates,
+        series_id: m.series_id,
+        detached: m.detached,
+      },
+    ]),
+  );
 }
 
 /** The series event of the series that holds `eventId` (the event itself when it is single). */
@@ -406,4 +583,3 @@ export function assertScope(value: unknown): Scope | undefined {
   if (value === 'this' || value === 'following' || value === 'all') return value;
   throw invalidParam('recurrence_scope', 'param_enum', { name: 'recurrence_scope', values: 'this, following, all' });
 }
-

@@ -38,7 +38,14 @@ function handlersFor(info: TaxonomyInfo) {
     },
     async create(req: Req<'createCategory', 'createTag'>, res: Response) {
       const created = (id: number): Created => ({ type: resourceOf(info), id });
-      const term = await service.createTerm(context(req).db, info, caller(req) as Caller, req.body, requestLanguage(req), (trx, made) => claimCreated(trx, req, created(made)));
+      const term = await service.createTerm(
+        context(req).db,
+        info,
+        caller(req) as Caller,
+        req.body,
+        requestLanguage(req),
+        (trx, made) => claimCreated(trx, req, created(made)),
+      );
       await sendCreated(req, res, created(term.id), renderCreated);
     },
     async get(req: Req<'getCategory', 'getTag'>, res: Response) {
@@ -46,11 +53,32 @@ function handlersFor(info: TaxonomyInfo) {
       singleRecord(res, term);
       res.json(await one(req, term));
     },
-    async update(req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>, res: Response) {
-      res.json(await one(req, await service.updateTerm(context(req).db, info, caller(req) as Caller, req.params.id, req.body ?? {}, requestLanguage(req), precondition(req))));
+    async update(
+      req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>,
+      res: Response,
+    ) {
+      res.json(
+        await one(
+          req,
+          await service.updateTerm(
+            context(req).db,
+            info,
+            caller(req) as Caller,
+            req.params.id,
+            req.body ?? {},
+            requestLanguage(req),
+            precondition(req),
+          ),
+        ),
+      );
     },
     async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
-      res.json(await one(req, await service.deleteTerm(context(req).db, info, caller(req) as Caller, req.params.id, precondition(req))));
+      res.json(
+        await one(
+          req,
+          await service.deleteTerm(context(req).db, info, caller(req) as Caller, req.params.id, precondition(req)),
+        ),
+      );
     },
   };
 }
@@ -75,4 +103,7 @@ export const termHandlers = {
   deleteTag: tags.remove,
 } satisfies Partial<HandlerTable>;
 
-export const termRenderers = { category: categories.renderCreated, tag: tags.renderCreated } satisfies Partial<CreatedRenderers>;
+export const termRenderers = {
+  category: categories.renderCreated,
+  tag: tags.renderCreated,
+} satisfies Partial<CreatedRenderers>;

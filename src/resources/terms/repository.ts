@@ -52,21 +52,34 @@ export async function refreshCounts(db: Executor, termIds: number[]): Promise<vo
   if (!ids.length) return;
   // concurrent writers recount one after the other, each statement seeing the links the previous one committed
   if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
-  await db('terms').whereIn('id', ids).update({
-    count: db('term_relationships as tr').join('events as e', 'e.post_id', 'tr.post_id')
-      .whereRaw('tr.term_id = terms.id').andWhere('e.status', 'publish').count('*'),
-  });
+  await db('terms')
+    .whereIn('id', ids)
+    .update({
+      count: db('term_relationships as tr')
+        .join('events as e', 'e.post_id', 'tr.post_id')
+        .whereRaw('tr.term_id = terms.id')
+        .andWhere('e.status', 'publish')
+        .count('*'),
+    });
 }
 
 /** The terms (any taxonomy) linked to these posts. */
 export async function termIdsOfPosts(db: Executor, postIds: number[]): Promise<number[]> {
   if (!postIds.length) return [];
-  const rows: Array<{ term_id: number }> = await db('term_relationships').whereIn('post_id', postIds).distinct('term_id');
+  const rows: Array<{ term_id: number }> = await db('term_relationships')
+    .whereIn('post_id', postIds)
+    .distinct('term_id');
   return rows.map((r) => toNumber(r.term_id));
 }
 
 function normalise(row: TermRow): TermRow {
-  return { ...row, id: toNumber(row.id), parent: toNumber(row.parent), count: toNumber(row.count), version: toNumber(row.version) };
+  return {
+    ...row,
+    id: toNumber(row.id),
+    parent: toNumber(row.parent),
+    count: toNumber(row.count),
+    version: toNumber(row.version),
+  };
 }
 
 export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
@@ -79,10 +92,18 @@ export async function findTermBySlug(db: Executor, taxonomy: Taxonomy, slug: str
   return row && normalise(row);
 }
 
-export async function listTerms(db: Executor, taxonomy: Taxonomy, filters: TermFilters, limit: number, offset: number): Promise<{ rows: TermRow[]; total: number }> {
+export async function listTerms(
+  db: Executor,
+  taxonomy: Taxonomy,
+  filters: TermFilters,
+  limit: number,
+  offset: number,
+): Promise<{ rows: TermRow[]; total: number }> {
   const filtered = (query: Knex.QueryBuilder) => applyFilters(db, query, filters);
   const [{ total }] = await filtered(db('terms as t').where('t.taxonomy', taxonomy)).count({ total: '*' });
-  const rows = await order(filtered(selectTerms(db, taxonomy)), filters).limit(limit).offset(offset);
+  const rows = await order(filtered(selectTerms(db, taxonomy)), filters)
+    .limit(limit)
+    .offset(offset);
   return { rows: rows.map(normalise), total: toNumber(total) };
 }
 
@@ -92,7 +113,8 @@ function applyFilters(db: Executor, query: Knex.QueryBuilder, f: TermFilters): K
   if (f.exclude?.length) query.whereNotIn('t.id', f.exclude);
   if (f.parent !== undefined) query.where('t.parent', f.parent);
   if (f.slug !== undefined) query.where('t.slug', f.slug);
-  if (f.post !== undefined) query.whereExists(db('term_relationships as r').whereRaw('r.term_id = t.id').andWhere('r.post_id', f.post));
+  if (f.post !== undefined)
+    query.whereExists(db('term_relationships as r').whereRaw('r.term_id = t.id').andWhere('r.post_id', f.post));
   if (f.hideEmpty) query.where('t.count', '>', 0);
   return query;
 }
@@ -112,13 +134,20 @@ function order(query: Knex.QueryBuilder, f: TermFilters): Knex.QueryBuilder {
 }
 
 /** Existing ids of this taxonomy among `refs` (ids or slugs), and the refs that match nothing. */
-export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Array<number | string>): Promise<{ ids: number[]; unknown: Array<number | string> }> {
+export async function resolveTermRefs(
+  db: Executor,
+  taxonomy: Taxonomy,
+  refs: Array<number | string>,
+): Promise<{ ids: number[]; unknown: Array<number | string> }> {
   const numeric = refs.map(asId).filter((id): id is number => id !== undefined);
   const slugs = refs.filter((ref) => !/^\d+$/.test(String(ref))).map(String);
   const rows: Array<{ id: number; slug: string }> = refs.length
-    ? await db('terms').where('taxonomy', taxonomy)
-      .andWhere((q) => { q.whereIn('id', numeric).orWhereIn('slug', slugs); })
-      .select('id', 'slug')
+    ? await db('terms')
+        .where('taxonomy', taxonomy)
+        .andWhere((q) => {
+          q.whereIn('id', numeric).orWhereIn('slug', slugs);
+        })
+        .select('id', 'slug')
     : [];
   const byId = new Set(rows.map((r) => toNumber(r.id)));
   const bySlug = new Map(rows.map((r) => [r.slug, toNumber(r.id)]));
@@ -126,7 +155,11 @@ export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Ar
   const unknown: Array<number | string> = [];
   for (const ref of refs) {
     const asNumber = asId(ref);
-    const id = /^\d+$/.test(String(ref)) ? (asNumber !== undefined && byId.has(asNumber) ? asNumber : undefined) : bySlug.get(String(ref));
+    const id = /^\d+$/.test(String(ref))
+      ? asNumber !== undefined && byId.has(asNumber)
+        ? asNumber
+        : undefined
+      : bySlug.get(String(ref));
     if (id === undefined) unknown.push(ref);
     else if (!ids.includes(id)) ids.push(id);
   }
@@ -134,8 +167,16 @@ export async function resolveTermRefs(db: Executor, taxonomy: Taxonomy, refs: Ar
 }
 
 /** A term of this taxonomy whose name equals `name` case-insensitively, under `parent` when given. */
-export async function findTermByName(db: Executor, taxonomy: Taxonomy, name: string, parent?: number): Promise<{ id: number } | undefined> {
-  const query = db('terms').where('taxonomy', taxonomy).andWhereRaw('lower(name) = ?', [name.toLowerCase()]).select('id');
+export async function findTermByName(
+  db: Executor,
+  taxonomy: Taxonomy,
+  name: string,
+  parent?: number,
+): Promise<{ id: number } | undefined> {
+  const query = db('terms')
+    .where('taxonomy', taxonomy)
+    .andWhereRaw('lower(name) = ?', [name.toLowerCase()])
+    .select('id');
   if (parent !== undefined) query.andWhere('parent', parent);
   const row = await query.first();
   return row && { id: toNumber(row.id) };
@@ -160,35 +201,56 @@ export interface TermValues {
 }
 
 export async function insertTerm(db: Executor, taxonomy: Taxonomy, values: TermValues): Promise<number> {
-  const [row] = await db('terms').insert({ taxonomy, ...values, modified_utc: utcNow() }).returning('id');
+  const [row] = await db('terms')
+    .insert({ taxonomy, ...values, modified_utc: utcNow() })
+    .returning('id');
   return toNumber(row.id);
 }
 
-export async function updateTerm(db: Executor, taxonomy: Taxonomy, id: number, values: Partial<TermValues>): Promise<void> {
+export async function updateTerm(
+  db: Executor,
+  taxonomy: Taxonomy,
+  id: number,
+  values: Partial<TermValues>,
+): Promise<void> {
   // always: a write of translations only is still a new version of the term
-  await db('terms').where({ taxonomy, id }).update({ ...values, modified_utc: utcNow(), version: db.raw('version + 1') });
+  await db('terms')
+    .where({ taxonomy, id })
+    .update({ ...values, modified_utc: utcNow(), version: db.raw('version + 1') });
 }
 
 /** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */
 /** What a term's deletion changes besides the term: the events out of the trash with it, its children (moving up). */
-export async function dependentsOfTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<{ postIds: number[]; childIds: number[] }> {
-  const posts: Array<{ post_id: unknown }> = await db('term_relationships as r').join('events as e', 'e.post_id', 'r.post_id')
-    .where('r.term_id', id).whereNot('e.status', 'trash').select('r.post_id');
+export async function dependentsOfTerm(
+  db: Executor,
+  taxonomy: Taxonomy,
+  id: number,
+): Promise<{ postIds: number[]; childIds: number[] }> {
+  const posts: Array<{ post_id: unknown }> = await db('term_relationships as r')
+    .join('events as e', 'e.post_id', 'r.post_id')
+    .where('r.term_id', id)
+    .whereNot('e.status', 'trash')
+    .select('r.post_id');
   const children: Array<{ id: unknown }> = await db('terms').where({ taxonomy, parent: id }).select('id');
   return { postIds: posts.map((row) => toNumber(row.post_id)), childIds: children.map((row) => toNumber(row.id)) };
 }
 
-export async function deleteTerm(db: Executor, taxonomy: Taxonomy, term: Pick<TermRow, 'id' | 'parent'>): Promise<void> {
+export async function deleteTerm(
+  db: Executor,
+  taxonomy: Taxonomy,
+  term: Pick<TermRow, 'id' | 'parent'>,
+): Promise<void> {
   await db('terms').where({ taxonomy, parent: term.id }).update({ parent: term.parent });
   await db('terms').where({ taxonomy, id: term.id }).delete();
 }
 
-
-const TERMS_OF_POSTS = statement((db, postIds: number[]) => db('term_relationships as r')
-  .join('terms as t', 't.id', 'r.term_id')
-  .whereIn('r.post_id', postIds)
-  .select('r.post_id', 't.*')
-  .orderByRaw('lower(t.name), t.id'));
+const TERMS_OF_POSTS = statement((db, postIds: number[]) =>
+  db('term_relationships as r')
+    .join('terms as t', 't.id', 'r.term_id')
+    .whereIn('r.post_id', postIds)
+    .select('r.post_id', 't.*')
+    .orderByRaw('lower(t.name), t.id'),
+);
 
 /** The categories and tags of each post, with their counts, in one query (embedded in events, ordered by name). */
 export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map<number, TermRow[]>> {
@@ -224,7 +286,10 @@ export async function withDescendants(db: Executor, taxonomy: Taxonomy, ids: num
 }
 
 export async function setPostTerms(db: Executor, postId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
-  await db('term_relationships').where({ post_id: postId })
-    .whereIn('term_id', db('terms').where({ taxonomy }).select('id')).delete();
-  if (termIds.length) await db('term_relationships').insert([...new Set(termIds)].map((term_id) => ({ post_id: postId, term_id })));
+  await db('term_relationships')
+    .where({ post_id: postId })
+    .whereIn('term_id', db('terms').where({ taxonomy }).select('id'))
+    .delete();
+  if (termIds.length)
+    await db('term_relationships').insert([...new Set(termIds)].map((term_id) => ({ post_id: postId, term_id })));
 }

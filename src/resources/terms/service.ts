@@ -34,13 +34,27 @@ export async function getTerm(db: Executor, info: TaxonomyInfo, id: number): Pro
   return term;
 }
 
-export async function listTerms(db: Db, info: TaxonomyInfo, query: TermListQuery, { perPage, offset }: Paging, language: string) {
+export async function listTerms(
+  db: Db,
+  info: TaxonomyInfo,
+  query: TermListQuery,
+  { perPage, offset }: Paging,
+  language: string,
+) {
   return repo.listTerms(db, info.taxonomy, await filters(db, info, query, language), perPage, offset);
 }
 
 const ORDERS: Record<string, TermOrder> = {
-  id: 'id', name: 'name', slug: 'slug', description: 'description', count: 'count', parent: 'parent',
-  include: 'include', include_slugs: 'include', term_group: 'id', none: 'id',
+  id: 'id',
+  name: 'name',
+  slug: 'slug',
+  description: 'description',
+  count: 'count',
+  parent: 'parent',
+  include: 'include',
+  include_slugs: 'include',
+  term_group: 'id',
+  none: 'id',
 };
 
 async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, language: string): Promise<TermFilters> {
@@ -51,9 +65,11 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, languag
     return ids;
   };
   const post = query.event ?? query.post;
-  if (post !== undefined && !(await eventExists(db, post))) throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
+  if (post !== undefined && !(await eventExists(db, post)))
+    throw invalidParam(query.event !== undefined ? 'event' : 'post', 'event_invalid_id');
   const parent = info.hierarchical ? query.parent : undefined; // tags declare no parent filter
-  if (parent !== undefined && !(await repo.findTerm(db, info.taxonomy, parent))) throw invalidParam('parent', 'term_parent_invalid');
+  if (parent !== undefined && !(await repo.findTerm(db, info.taxonomy, parent)))
+    throw invalidParam('parent', 'term_parent_invalid');
   return {
     search: query.search ? await prepareSearch(db, 'term', query.search, language) : undefined,
     include: await known('include', query.include),
@@ -68,14 +84,27 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, languag
 }
 
 /** Creates the term; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
-export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, body: TermWrite, language: string, created?: OnCreated): Promise<TermRow> {
+export async function createTerm(
+  db: Db,
+  info: TaxonomyInfo,
+  caller: Caller,
+  body: TermWrite,
+  language: string,
+  created?: OnCreated,
+): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const name = requiredName(body.name ?? '');
     await lockFor(trx, `terms:${info.taxonomy}`); // the name check and the insert, one writer at a time
     const parent = await checkedParent(trx, info, body.parent, undefined);
-    const duplicate = await repo.findTermByName(trx, info.taxonomy, name, info.hierarchical ? (parent ?? 0) : undefined);
+    const duplicate = await repo.findTermByName(
+      trx,
+      info.taxonomy,
+      name,
+      info.hierarchical ? (parent ?? 0) : undefined,
+    );
     const askedSlug = body.slug === undefined ? undefined : slugFrom(body.slug);
-    const askedSlugTaken = askedSlug !== undefined && (await repo.findTermBySlug(trx, info.taxonomy, askedSlug)) !== undefined;
+    const askedSlugTaken =
+      askedSlug !== undefined && (await repo.findTermBySlug(trx, info.taxonomy, askedSlug)) !== undefined;
     if (duplicate && (askedSlug === undefined || askedSlugTaken)) {
       throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
     }
@@ -91,7 +120,15 @@ export async function createTerm(db: Db, info: TaxonomyInfo, caller: Caller, bod
   });
 }
 
-export async function updateTerm(db: Db, info: TaxonomyInfo, caller: Caller, id: number, body: TermWrite, language: string, expect?: Precondition): Promise<TermRow> {
+export async function updateTerm(
+  db: Db,
+  info: TaxonomyInfo,
+  caller: Caller,
+  id: number,
+  body: TermWrite,
+  language: string,
+  expect?: Precondition,
+): Promise<TermRow> {
   return transactionWithRetry(db, async (trx) => {
     const current = await getTerm(trx, info, id);
     await assertPrecondition(trx, 'terms', id, expect);
@@ -101,25 +138,47 @@ export async function updateTerm(db: Db, info: TaxonomyInfo, caller: Caller, id:
     if (parent !== undefined) changes.parent = parent;
     if (body.name !== undefined) {
       changes.name = requiredName(body.name);
-      const duplicate = foreign ? undefined : await repo.findTermByName(trx, info.taxonomy, changes.name, info.hierarchical ? (parent ?? current.parent) : undefined);
-      if (duplicate && duplicate.id !== id) throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
+      const duplicate = foreign
+        ? undefined
+        : await repo.findTermByName(
+            trx,
+            info.taxonomy,
+            changes.name,
+            info.hierarchical ? (parent ?? current.parent) : undefined,
+          );
+      if (duplicate && duplicate.id !== id)
+        throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
     }
     if (body.slug !== undefined) {
       changes.slug = slugFrom(body.slug);
       const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
-      if (owner && owner.id !== id) throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
+      if (owner && owner.id !== id)
+        throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
     }
     if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
     await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
     if (changes.name !== undefined || changes.slug !== undefined) await syncSearch(trx, 'terms', [id]);
-    await audit(trx, caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
+    await audit(
+      trx,
+      caller,
+      'update',
+      resourceOf(info),
+      id,
+      diff(current as unknown as Record<string, unknown>, changes),
+    );
     await recordChange(trx, termResource(info.taxonomy), id, 'updated');
     return getTerm(trx, info, id);
   });
 }
 
 /** Answers the term as it was before deletion (with its old count). */
-export async function deleteTerm(db: Db, info: TaxonomyInfo, caller: Caller, id: number, expect?: Precondition): Promise<TermRow> {
+export async function deleteTerm(
+  db: Db,
+  info: TaxonomyInfo,
+  caller: Caller,
+  id: number,
+  expect?: Precondition,
+): Promise<TermRow> {
   return db.transaction(async (trx) => {
     const term = await getTerm(trx, info, id);
     await assertPrecondition(trx, 'terms', id, expect);
@@ -155,7 +214,13 @@ function slugFrom(text: string): string {
  * A new top-level term named `name` (events create terms by name, tec-compat §4.4), in the event write's
  * transaction, audited as a create of its own by the event's writer.
  */
-export async function createTermNamed(trx: Knex.Transaction, info: TaxonomyInfo, caller: Caller, name: string, language: string): Promise<number> {
+export async function createTermNamed(
+  trx: Knex.Transaction,
+  info: TaxonomyInfo,
+  caller: Caller,
+  name: string,
+  language: string,
+): Promise<number> {
   await lockFor(trx, `terms:${info.taxonomy}`);
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
@@ -177,13 +242,23 @@ function freeSlug(trx: Knex.Transaction, info: TaxonomyInfo, base: string): Prom
  * a category's parent must exist (400 `rest_term_invalid`) and, on update, not be the category or a descendant.
  * `0` moves a category to the top level on update.
  */
-async function checkedParent(trx: Executor, info: TaxonomyInfo, parent: number | string | undefined, self: number | undefined): Promise<number | undefined> {
+async function checkedParent(
+  trx: Executor,
+  info: TaxonomyInfo,
+  parent: number | string | undefined,
+  self: number | undefined,
+): Promise<number | undefined> {
   if (parent === undefined) return undefined;
   if (!info.hierarchical) throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'term_not_hierarchical');
   const id = Number(parent);
   if (id === 0 && self !== undefined) return 0;
-  if (!(await repo.findTerm(trx, info.taxonomy, id))) throw new ApiError(400, 'rest_term_invalid', 'term_parent_invalid');
-  for (let ancestor: number | undefined = id; self !== undefined && ancestor; ancestor = await repo.parentOf(trx, info.taxonomy, ancestor)) {
+  if (!(await repo.findTerm(trx, info.taxonomy, id)))
+    throw new ApiError(400, 'rest_term_invalid', 'term_parent_invalid');
+  for (
+    let ancestor: number | undefined = id;
+    self !== undefined && ancestor;
+    ancestor = await repo.parentOf(trx, info.taxonomy, ancestor)
+  ) {
     if (ancestor === self) throw invalidParam('parent', 'term_parent_cycle');
   }
   return id;

@@ -10,5 +10,10 @@ export interface TaxonomyInfo {
   publicPath: string;
 }
 
-export const CATEGORIES: TaxonomyInfo = { taxonomy: 'tribe_events_cat', key: 'categories', hierarchical: true, publicPath: 'events/category' };
+export const CATEGORIES: TaxonomyInfo = {
+  taxonomy: 'tribe_events_cat',
+  key: 'categories',
+  hierarchical: true,
+  publicPath: 'events/category',
+};
 export const TAGS: TaxonomyInfo = { taxonomy: 'post_tag', key: 'tags', hierarchical: false, publicPath: 'tag' };

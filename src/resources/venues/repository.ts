@@ -34,11 +34,18 @@ export function normaliseVenue(row: VenueRow): VenueRow {
   };
 }
 
-const VENUES = statement((db, ids: number[]) => db('posts as p').join('venues as v', 'v.post_id', 'p.id').whereIn('p.id', ids).select('p.*', 'v.*'));
+const VENUES = statement((db, ids: number[]) =>
+  db('posts as p').join('venues as v', 'v.post_id', 'p.id').whereIn('p.id', ids).select('p.*', 'v.*'),
+);
 
 /** Venues by id, one query. */
 export async function venuesByIds(db: Executor, ids: number[]): Promise<Map<number, VenueRow>> {
   if (!ids.length) return new Map();
   const rows = await VENUES.all<VenueRow>(db, [...new Set(ids)]);
-  return new Map(rows.map((row) => { const venue = normaliseVenue(row); return [venue.id, venue]; }));
+  return new Map(
+    rows.map((row) => {
+      const venue = normaliseVenue(row);
+      return [venue.id, venue];
+    }),
+  );
 }
