@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { createDb } from '../src/db/knex';
 import { loadSpec } from '../src/http/spec';
-import { createMetrics, instrumentDatabase, instrumentRequests } from '../src/ops/metrics';
+import { instrumentDatabase, instrumentRequests } from '../src/ops/metrics';
+import { createMetrics } from '../src/metrics/registry';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 200_000);
 const QUERIES_PER_REQUEST = 5;

@@ -4,11 +4,11 @@
  * round trip to learn them; on PostgreSQL the sequences are moved past them afterwards so API inserts still work.
  * Deterministic: the same N gives the same data (dates relative to now).
  */
-import { refreshCounts } from '../src/resources/terms/repository';
+import { refreshCounts } from '../src/core/term-counts';
 import { rebuildSearchIndex } from '../src/search/documents';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Knex } from 'knex';
-import type { Db } from '../src/db/knex';
+import type { Db } from '../src/db/types';
 import { isPostgres } from '../src/db/dialect';
 import { migrate } from '../src/db/migrate';
 import { createUser } from '../src/users/repository';

@@ -33,9 +33,10 @@ import { generatePassword } from '../src/users/passwords';
 import { createUser, findUserByLogin, listUsers, setPassword } from '../src/users/repository';
 import { isRole, ROLES } from '../src/users/roles';
 import os from 'node:os';
-import type { Db } from '../src/db/knex';
-import { audit, changes, type Actor } from '../src/audit/audit';
-import * as appPasswords from '../src/users/app-password-service';
+import type { Db } from '../src/db/types';
+import { changes, type Actor } from '../src/core/audit';
+import { write } from '../src/core/write';
+import * as appPasswords from '../src/resources/app-passwords/service';
 import { importIcs } from '../src/imports/ics';
 import { importTec } from '../src/imports/tec';
 import { readSource } from '../src/imports/source';
@@ -81,15 +82,13 @@ async function run(argv: string[]): Promise<void> {
       const role = required(values.role, '--role');
       if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
       const password = generatePassword();
-      const user = await db
-        .transaction(async (trx) => {
-          const created = await createUser(trx, login, role, password);
-          await audit(trx, OPERATOR, 'create', 'user', created.id, changes(undefined, { login, role, password }));
-          return created;
-        })
-        .catch((err: unknown) => {
-          throw isUniqueViolation(err) ? new UsageError(`a user with login "${login}" exists`) : err;
-        });
+      const user = await write(db, async (w) => {
+        const created = await createUser(w.trx, login, role, password);
+        w.audit(OPERATOR, 'create', 'user', created.id, changes(undefined, { login, role, password }));
+        return created;
+      }).catch((err: unknown) => {
+        throw isUniqueViolation(err) ? new UsageError(`a user with login "${login}" exists`) : err;
+      });
       print({ id: user.id, login: user.login, role: user.role, password });
     } else if (command === 'user list') {
       for (const user of await listUsers(db)) print(user);
@@ -98,9 +97,9 @@ async function run(argv: string[]): Promise<void> {
       const user = await findUserByLogin(db, login);
       if (!user) throw new UsageError(`no user with login "${login}"`);
       const password = generatePassword();
-      await db.transaction(async (trx) => {
-        await setPassword(trx, user.id, password);
-        await audit(trx, OPERATOR, 'update', 'user', user.id, { password: { old: '[redacted]', new: '[redacted]' } });
+      await write(db, async (w) => {
+        await setPassword(w.trx, user.id, password);
+        w.audit(OPERATOR, 'update', 'user', user.id, { password: { old: '[redacted]', new: '[redacted]' } });
       });
       print({ id: user.id, login: user.login, role: user.role, password });
     } else if (positionals[0] === 'app-password') {

@@ -10,8 +10,8 @@ import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
-import { createMetrics } from './ops/metrics';
-import { startHorizonJob } from './resources/series/service';
+import { createMetrics } from './metrics/registry';
+import { startHorizonJob } from './resources/series/horizon';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
 import { startRetention } from './audit/retention';
 

@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../http/handler';
 import { context } from '../http/context';
-import { invalidParam } from '../http/errors';
+import { invalidParam } from '../core/errors';
 import { paging, sendList } from '../http/paging';
 import { listAudit, type AuditRow } from './repository';
 import { utcAt, utcTextToIso } from '../db/dialect';

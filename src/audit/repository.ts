@@ -1,5 +1,5 @@
 /** The audit trail's table: the only code that reads it, and the retention purge. */
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
 

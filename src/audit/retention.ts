@@ -2,7 +2,7 @@
  * Retention: audit entries older than `AUDIT_RETENTION_DAYS` (365 by default) and idempotency keys past their 24
  * hours are deleted at start-up and then hourly. Every node may run it: the deletes are idempotent.
  */
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 import type { Logger } from '../logger';
 import { purgeExpired } from './repository';
 

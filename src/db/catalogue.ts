@@ -3,7 +3,7 @@
  * `pg_catalog`): columns with a portable kind, primary key, the tables each references, and the id sequence. The
  * dump reads every table from here, so tables added by later migrations need no code.
  */
-import type { Executor } from './knex';
+import type { Executor } from './types';
 import { isPostgres } from './dialect';
 
 /** How a column's values are written in a dump, the same on both engines. */

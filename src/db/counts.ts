@@ -4,7 +4,7 @@
  * a total is reused only while no write has committed since it was counted, on any node.
  */
 import type { Knex } from 'knex';
-import type { Executor } from './knex';
+import type { Executor } from './types';
 import { toNumber } from './dialect';
 import { dataVersion } from './data-version';
 

@@ -1,6 +1,6 @@
 /** The few places where SQLite and PostgreSQL differ, in one module (STYLE.md C5). */
 import type { Knex } from 'knex';
-import type { Executor } from './knex';
+import type { Executor } from './types';
 import { now } from '../domain/clock';
 import { groupedTransaction } from './group-commit';
 

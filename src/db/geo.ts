@@ -1,6 +1,6 @@
 /** Venue coordinates in a bounding box, by each engine's index (migration 005): R*Tree on SQLite, btree on PostgreSQL. */
 import type { Knex } from 'knex';
-import type { Executor } from './knex';
+import type { Executor } from './types';
 import { isPostgres } from './dialect';
 
 /** Without `west`/`east`, no longitude bound (a box that would wrap around the antimeridian or span the globe). */

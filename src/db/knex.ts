@@ -1,12 +1,9 @@
 /** Builds the Knex instance for DATABASE_URL: SQLite (embedded default) or PostgreSQL (several API nodes). */
 import fs from 'node:fs';
 import path from 'node:path';
-import knex, { Knex } from 'knex';
+import knex from 'knex';
+import type { Db } from './types';
 import { registerSqliteConnection } from './statements';
-
-export type Db = Knex;
-/** What repositories run queries on: the database or an open transaction. */
-export type Executor = Knex | Knex.Transaction;
 
 export interface DbOptions {
   /** PostgreSQL schema to work in (tests use a fresh schema per run). */

@@ -1,6 +1,6 @@
 /** Runs the migrations at start-up: idempotent, the same list on both engines, one node at a time on PostgreSQL. */
 import type { Knex } from 'knex';
-import type { Db } from './knex';
+import type { Db } from './types';
 import { isPostgres } from './dialect';
 import * as initial from './migrations/001_initial';
 import * as events from './migrations/002_events';

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Executor } from './knex';
+import type { Executor } from './types';
 import { isPostgres } from './dialect';
 
 type Scalar = string | number | boolean | null;

@@ -10,7 +10,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { context } from './context';
-import { ApiError } from './errors';
+import { ApiError } from '../core/errors';
 import { findUserById, findUserByLogin, type UserRow } from '../users/repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../users/passwords';
 import { can, type Caller, type Capability } from '../users/roles';
@@ -21,7 +21,7 @@ import {
   noteUse,
   type AppPasswordRow,
 } from '../users/app-passwords';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 1_000;

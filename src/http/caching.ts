@@ -15,7 +15,7 @@ import { context } from './context';
 import { requestLanguage } from './language';
 import { baseUrl } from './urls';
 import { dataVersion } from '../db/data-version';
-import { versionTag } from './preconditions';
+import { versionTag } from '../core/preconditions';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;

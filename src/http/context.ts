@@ -1,10 +1,10 @@
 /** What every handler can reach: configuration, database, spec. Stored once on `app.locals`. */
 import type { Request } from 'express';
 import type { Config } from '../config';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 import type { LoadedSpec } from './spec';
 import type { Throttle } from './throttle';
-import type { Metrics } from '../ops/metrics';
+import type { Metrics } from '../metrics/registry';
 
 export interface AppContext {
   config: Readonly<Config>;

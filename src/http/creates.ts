@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { Response } from 'express';
 import type { OperationId, TypedRequest } from './handler';
-import { ApiError } from './errors';
+import { ApiError } from '../core/errors';
 import { restRoot } from './urls';
 
 export type CreatedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
@@ -26,9 +26,6 @@ export type RenderCreated = (req: AnyRequest, id: number) => Promise<object | un
 
 /** One renderer per kind of record (a missing one fails type-checking). */
 export type CreatedRenderers = Record<CreatedType, RenderCreated>;
-
-/** Called by a create service inside its transaction, once, with the id of the record the request made. */
-export type OnCreated = (trx: Knex.Transaction, id: number) => Promise<void>;
 
 /**
  * The collections whose creates answer `Location`: categories and tags, as WordPress does for terms; events, venues

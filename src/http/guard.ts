@@ -5,7 +5,7 @@
  * Each is 400 `rest_invalid_param` naming the parameter.
  */
 import type { RequestHandler } from 'express';
-import { invalidParams, type ParamProblem } from './errors';
+import { invalidParams, type ParamProblem } from '../core/errors';
 import type { LoadedSpec, Operation } from './spec';
 
 const MAX_DEPTH = 32;

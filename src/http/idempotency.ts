@@ -17,7 +17,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 import { isPostgres, transactionWithRetry, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
 import { caller } from './auth';
@@ -30,7 +30,7 @@ import {
   type CreatedRenderers,
   type CreatedType,
 } from './creates';
-import { ApiError, invalidParam } from './errors';
+import { ApiError, invalidParam } from '../core/errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;
 /** Visible ASCII, optionally as a structured-field string (`"…"`), as the draft defines the header. */

@@ -5,7 +5,7 @@
 import type { Response } from 'express';
 import type { Operation } from './spec';
 import { restRoot, type RequestLike } from './urls';
-import { ApiError } from './errors';
+import { ApiError } from '../core/errors';
 
 export const MAX_PER_PAGE = 50;
 

@@ -10,7 +10,7 @@ import {
 } from 'rate-limiter-flexible';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 import { isPostgres } from '../db/dialect';
 
 export interface Throttle {

@@ -5,7 +5,7 @@
  */
 import { error as validatorErrors } from 'express-openapi-validator';
 import type { MessageKey } from '../i18n/messages';
-import { ApiError, invalidParams, missingParams, type ParamProblem } from './errors';
+import { ApiError, invalidParams, missingParams, type ParamProblem } from '../core/errors';
 
 interface ValidatorItem {
   path?: string;

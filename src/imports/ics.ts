@@ -11,9 +11,9 @@ import ICAL from 'ical.js';
 import { findIana } from 'windows-iana';
 import { DateTime } from 'luxon';
 import type { Config, Language } from '../config';
-import type { Db, Executor } from '../db/knex';
+import type { Db, Executor } from '../db/types';
 import { normaliseTimezone, zoneOf } from '../domain/dates';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../core/errors';
 import { message } from '../i18n/messages';
 import type { Caller } from '../users/roles';
 import { createEvent, deleteEvent, updateEvent, type EventWrite } from '../resources/events/service';
@@ -408,18 +408,11 @@ async function writeOne(
       if (current && mapped?.fingerprint === fingerprint && mapped.local_id === current.id) return;
       let id: number;
       if (current) {
-        await updateEvent(
-          asDb(trx),
-          config,
-          options.author,
-          current,
-          body,
-          options.language,
-          key.kind === 'occurrence' ? 'this' : undefined,
-        );
+        const scope = key.kind === 'occurrence' ? 'this' : undefined;
+        await updateEvent({ db: asDb(trx), config }, writerOf(options), current, body, { scope });
         id = current.id;
       } else {
-        id = await createEvent(asDb(trx), config, options.author, body, options.language);
+        id = await createEvent({ db: asDb(trx), config }, writerOf(options), body);
       }
       outcome = mapped && current ? 'updated' : 'created';
       await saveMapping(trx, source, key.kind, key.id, id, fingerprint);
@@ -498,7 +491,12 @@ async function removedFromFeed(
     const event = await findEvent(db, Number(row.local_id));
     if (!event || event.status === 'trash') continue;
     const trash = Boolean(options.sync && !options.dryRun);
-    if (trash) await deleteEvent(db, options.author, event, false);
+    if (trash) await deleteEvent({ db }, options.author, event, { force: false });
     summary.removed.push({ uid: row.source_id, id: event.id, trashed: trash });
   }
+}
+
+/** The importer writes as its author, in the import's language. */
+function writerOf(options: IcsImportOptions) {
+  return { caller: options.author, language: options.language };
 }

@@ -7,13 +7,13 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config, Language } from '../config';
-import type { Db } from '../db/knex';
-import { ApiError } from '../http/errors';
+import type { Db } from '../db/types';
+import { ApiError } from '../core/errors';
 import { message } from '../i18n/messages';
 import type { Caller } from '../users/roles';
 import { createEvent, updateEvent, type EventWrite } from '../resources/events/service';
 import { findEvent } from '../resources/events/repository';
-import { createLinkedIn, linkedById, updateLinked } from '../resources/linked/service';
+import { createLinked, linkedById, updateLinked } from '../resources/linked/service';
 import { ORGANIZERS, VENUES, type LinkedKind } from '../resources/linked/kinds';
 import { createTerm, updateTerm } from '../resources/terms/service';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from '../resources/terms/taxonomies';
@@ -227,9 +227,8 @@ async function copyTerm(ctx: Ctx, info: TaxonomyInfo, item: Record_): Promise<Ou
     body,
     async (trx, id) => Boolean(await findTerm(trx, info.taxonomy, id)),
     async (trx, localId) => {
-      if (localId !== undefined)
-        return (await updateTerm(asDb(trx), info, ctx.options.author, localId, body, ctx.options.language)).id;
-      return (await createTerm(asDb(trx), info, ctx.options.author, body, ctx.options.language)).id;
+      if (localId !== undefined) return (await updateTerm({ db: asDb(trx) }, info, writerOf(ctx), localId, body)).id;
+      return (await createTerm({ db: asDb(trx) }, info, writerOf(ctx), body)).id;
     },
   );
 }
@@ -271,19 +270,11 @@ async function copyLinked(ctx: Ctx, kind: LinkedKind, item: Record_): Promise<Ou
     { body, slug: item.slug },
     async (trx, id) => (await posts.existingIds(trx, kind.type, [id])).size > 0,
     async (trx, localId) => {
+      const services = { db: asDb(trx), config: ctx.config };
       const id =
         localId === undefined
-          ? await createLinkedIn(trx, ctx.config, kind, ctx.options.author, body, ctx.options.language)
-          : (await updateLinked(
-              asDb(trx),
-              ctx.config,
-              kind,
-              ctx.options.author,
-              await linkedById(trx, kind, localId),
-              body,
-              ctx.options.language,
-            ),
-            localId);
+          ? await createLinked(services, kind, writerOf(ctx), body)
+          : (await updateLinked(services, kind, writerOf(ctx), await linkedById(trx, kind, localId), body), localId);
       await keepSlug(trx, kind.type, id, String(item.slug ?? ''));
       return id;
     },
@@ -350,17 +341,16 @@ async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
     body,
     async (trx, id) => Boolean(await findEvent(trx, id)),
     async (trx, localId) => {
-      if (localId === undefined)
-        return createEvent(asDb(trx), ctx.config, ctx.options.author, body, ctx.options.language);
-      await updateEvent(
-        asDb(trx),
-        ctx.config,
-        ctx.options.author,
-        (await findEvent(trx, localId)) as NonNullable<Awaited<ReturnType<typeof findEvent>>>,
-        body,
-        ctx.options.language,
-      );
+      const services = { db: asDb(trx), config: ctx.config };
+      if (localId === undefined) return createEvent(services, writerOf(ctx), body);
+      const current = (await findEvent(trx, localId)) as NonNullable<Awaited<ReturnType<typeof findEvent>>>;
+      await updateEvent(services, writerOf(ctx), current, body);
       return localId;
     },
   );
+}
+
+/** The importer writes as its author, in the import's language. */
+function writerOf(ctx: Ctx) {
+  return { caller: ctx.options.author, language: ctx.options.language };
 }

@@ -4,12 +4,12 @@
  * cursor from before that point is 410 `rest_cursor_expired` rather than a silent gap.
  */
 import type { Config } from '../config';
-import type { Db, Executor } from '../db/knex';
+import type { Db, Executor } from '../db/types';
 import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
-import { ApiError, invalidParam } from '../http/errors';
-import type { Resource } from './outbox';
-import { readRecord, type Reader } from './records';
+import { ApiError, invalidParam } from '../core/errors';
+import type { Resource } from '../core/outbox';
+import { readRecord, type Reader } from '../resources/records';
 
 const CURSOR_VERSION = 'c1';
 

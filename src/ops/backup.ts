@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import Database from 'better-sqlite3';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/types';
 import { isSqliteUrl } from '../db/knex';
 import { exportDump, type DumpOptions, type TableSummary } from './dump';
 

@@ -11,7 +11,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { Knex } from 'knex';
-import type { Db, Executor } from '../db/knex';
+import type { Db, Executor } from '../db/types';
 import { isPostgres, toBoolean } from '../db/dialect';
 import {
   advanceSequence,

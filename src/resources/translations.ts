@@ -3,7 +3,7 @@
  * languages live in `post_translations` / `term_translations`. Reads overlay the requested language field by field,
  * one query per batch of records; writes in another language than the record's touch only that language.
  */
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import { statement, type Statement } from '../db/statements';
 

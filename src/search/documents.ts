@@ -5,7 +5,7 @@
  * original text, as reads do. Rows are rebuilt from the records by `syncSearch`, in the writer's transaction; on
  * SQLite triggers keep the FTS5 index (`search_fts`) in step with the table.
  */
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import { indexedText } from './normalise';
 

@@ -21,7 +21,7 @@
  * window in order, testing each event against the matches, to fill a page they rarely found (~1 s at 1 M events).
  */
 import type { Knex } from 'knex';
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { isPostgres, likeContains, toNumber } from '../db/dialect';
 import { SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';

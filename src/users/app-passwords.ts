@@ -5,7 +5,7 @@
  * (`scope: read`). The only code that reads or writes `app_passwords`.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { toNumber, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
 import { hashPassword, verifyPassword } from './passwords';

@@ -1,5 +1,5 @@
 /** Users: the only code that reads or writes the users table. */
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { isUniqueViolation, utcNow } from '../db/dialect';
 import { statement } from '../db/statements';
 import type { Role } from './roles';

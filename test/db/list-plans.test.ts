@@ -9,7 +9,7 @@ import { ENGINES, freshDatabase, type TestDatabase } from '../support/engines';
 import { TEST_NOW } from '../support/app';
 import { seed, type Fixture } from '../../bench/seed';
 import { isPostgres } from '../../src/db/dialect';
-import type { Executor } from '../../src/db/knex';
+import type { Executor } from '../../src/db/types';
 import { listQueries, venueIdsNear, type EventFilters } from '../../src/resources/events/repository';
 import { linkedListQueries } from '../../src/resources/linked/repository';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';

@@ -12,7 +12,7 @@ import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import { createUser } from '../../src/users/repository';
 import { authenticateKey } from '../../src/http/auth';
 import { maskSecrets } from '../../src/http/request-log';
-import { ApiError } from '../../src/http/errors';
+import { ApiError } from '../../src/core/errors';
 
 const ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789]{24}$/;
 

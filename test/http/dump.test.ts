@@ -21,7 +21,7 @@ import {
 } from '../../src/ops/dump';
 import { listTables } from '../../src/db/catalogue';
 import { migrate } from '../../src/db/migrate';
-import type { Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/types';
 
 /** Webhooks to a loopback address may be subscribed (nothing is delivered: no dispatcher runs in these tests). */
 const HOOKS = { WEBHOOK_ALLOW_PRIVATE: '1' };

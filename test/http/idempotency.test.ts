@@ -7,7 +7,7 @@ import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import { utcNow } from '../../src/db/dialect';
-import type { Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/types';
 import type { Engine } from '../support/engines';
 
 /**

@@ -8,7 +8,7 @@ import type { AppContext } from '../../src/http/context';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import { startDispatcher } from '../../src/integrations/webhooks/dispatcher';
 import { createLogger } from '../../src/logger';
-import { extendHorizons } from '../../src/resources/series/service';
+import { extendHorizons } from '../../src/resources/series/horizon';
 
 /** The value of one sample line, e.g. `http_requests_total{operation="listEvents",method="GET",status_class="2xx"}`. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -7,7 +7,7 @@ import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { insertOrganizer, insertVenue } from '../support/fixtures';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
-import { extendHorizons } from '../../src/resources/series/service';
+import { extendHorizons } from '../../src/resources/series/horizon';
 import fixture from '../unit/fixtures/series-rules.json';
 
 const base = `${NS}/events`;

@@ -13,7 +13,7 @@ import { createUser } from '../../src/users/repository';
 import { ROLES, type Role } from '../../src/users/roles';
 import { clockStartingAt, setClock } from '../../src/domain/clock';
 import { freshDatabase, type Engine, type TestDatabase } from './engines';
-import type { Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/types';
 
 export const NS = '/calendar/events/v1';
 /**

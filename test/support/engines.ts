@@ -1,7 +1,8 @@
 /** The database engines every repository and route test runs on. */
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import { createDb, type Db } from '../../src/db/knex';
+import { createDb } from '../../src/db/knex';
+import { type Db } from '../../src/db/types';
 
 export type Engine = 'sqlite' | 'postgres';
 

@@ -1,7 +1,7 @@
 /** Records stored directly, for tests that need them without going through the API. */
-import type { Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/types';
 import { utcNow } from '../../src/db/dialect';
-import { refreshCounts } from '../../src/resources/terms/repository';
+import { refreshCounts } from '../../src/core/term-counts';
 
 let counter = 0;
 

@@ -3,7 +3,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createDb } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
-import { handlers } from '../../src/http/routes';
+import { handlers } from '../../src/routes';
 import { loadSpec, resolve } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';
 import type { OpenAPIV3_1 } from 'openapi-types';

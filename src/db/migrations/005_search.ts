@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../dialect';
-import { rebuildSearchIndex, SEARCH_COLUMNS as COLUMNS } from '../../search/documents';
+import { COLUMNS, fillSearchDocuments } from './frozen/search-documents-v1';
 
 /**
  * Search documents (`src/search/`): the normalised text of each record's searched fields per language, indexed by
  * trigrams (SQLite FTS5 `trigram` on an external-content table kept in step by triggers; PostgreSQL `pg_trgm` GIN),
- * then filled from the existing records.
+ * then filled from the existing records (with the documents as they were then: frozen/search-documents-v1.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('search_docs', (t) => {
@@ -20,7 +20,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   if (isPostgres(knex)) await postgresIndex(knex);
   else await sqliteIndex(knex);
-  await rebuildSearchIndex(knex);
+  await fillSearchDocuments(knex);
 }
 
 async function postgresIndex(knex: Knex): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The iCalendar routes (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical`) and the
- * `Accept: text/calendar` branch of `GET /events` and `GET /events/{id}`: the same filters and read rules as the
+ * `Accept: text/calendar` form of `GET /events` and `GET /events/{id}` (chosen in src/routes.ts): the same filters and read rules as the
  * JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out. ETag/304 and
  * Cache-Control come from `conditionalReads`, as for JSON.
  */
@@ -15,7 +15,7 @@ import { translatePosts } from '../../resources/translations';
 import { loadRelations } from '../../resources/events/mapper';
 import { eventFilters, type EventListQuery } from '../../resources/events/list';
 import * as repo from '../../resources/events/repository';
-import * as service from '../../resources/events/service';
+import * as access from '../../resources/events/access';
 import type { EventRow } from '../../resources/events/repository';
 import { calendarName, calendarText, toCalendarEvent } from './feed';
 import { feedItems, type FeedItem } from './series';
@@ -23,11 +23,6 @@ import { globalIds } from '../../resources/posts/mapper';
 
 /** Feeds cover 30 days back to 12 months ahead unless the request names dates. */
 const FEED_WINDOW = { daysBack: 30, monthsAhead: 12 };
-
-/** Whether the request prefers text/calendar to JSON (JSON stays the default, `*\/*` included). */
-export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
-  return req.accepts(['application/json', 'text/calendar']) === 'text/calendar';
-}
 
 type CalendarOp =
   | 'listEvents'
@@ -89,8 +84,8 @@ export async function sendEventCalendar(
 ): Promise<void> {
   const { db } = context(req);
   const row =
-    'id' in req.params ? await service.eventById(db, req.params.id) : await service.eventBySlug(db, req.params.slug);
-  service.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
+    'id' in req.params ? await access.eventById(db, req.params.id) : await access.eventBySlug(db, req.params.slug);
+  access.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
   lastModified(res, row.modified_utc);
   await answer(req, res, [row]);
 }

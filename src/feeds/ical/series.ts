@@ -3,7 +3,7 @@
  * (RRULE, RDATE, EXDATE, from the series event) plus one VEVENT with RECURRENCE-ID per detached occurrence. The
  * occurrences the rule gives are left to the reader's expansion.
  */
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import type { Caller } from '../../users/roles';
 import { canRead } from '../../users/roles';
 import { findEvent, type EventRow } from '../../resources/events/repository';

@@ -7,16 +7,16 @@
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
-import { ApiError, invalidParam } from '../../http/errors';
+import { ApiError, invalidParam } from '../../core/errors';
 import { paging } from '../../http/paging';
 import { utcAt, utcNow } from '../../db/dialect';
 import { now } from '../../domain/clock';
-import type { Executor } from '../../db/knex';
-import { newMessageId } from '../outbox';
+import type { Executor } from '../../db/types';
+import { newMessageId } from '../../core/outbox';
 import { acceptableUrl } from './address';
 import * as repo from './repository';
 import { newSecret, sealSecret } from './signing';
-import { audit, changes } from '../../audit/audit';
+import * as subscriptions from './subscriptions';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 
@@ -81,6 +81,8 @@ function checkedUrl(req: Req<'createWebhook' | 'updateWebhook'>, url: string): s
   return url;
 }
 
+const who = (req: Req<keyof HandlerTable>) => caller(req) as Caller;
+
 const sealed = (req: Req<keyof HandlerTable>, secret: string) =>
   sealSecret(secret, context(req).config.webhookSecretKey);
 
@@ -101,16 +103,8 @@ export const webhookHandlers = {
       active: body.active ?? true,
       description: body.description ?? '',
     };
-    const id = await db.transaction(async (trx) => {
-      const made = await repo.insertWebhook(trx, {
-        ...fields,
-        secret: sealed(req, secret),
-        created_utc: at,
-        modified_utc: at,
-      });
-      await audit(trx, caller(req) as Caller, 'create', 'webhook', made, changes(undefined, fields)); // never the secret
-      return made;
-    });
+    const values = { ...fields, secret: sealed(req, secret), created_utc: at, modified_utc: at };
+    const id = await subscriptions.create(db, who(req), values, fields);
     res.status(201).json(toWireWebhook(await webhookById(db, id), secret));
   },
   async getWebhook(req: Req<'getWebhook'>, res: Response) {
@@ -131,29 +125,13 @@ export const webhookHandlers = {
         Object.assign(values, { failing_since_utc: null, disabled_utc: null, disabled_reason: null });
     }
     const { modified_utc: _modified, ...changed } = values;
-    await db.transaction(async (trx) => {
-      await repo.updateWebhook(trx, row.id, values);
-      await audit(
-        trx,
-        caller(req) as Caller,
-        'update',
-        'webhook',
-        row.id,
-        changes(row as unknown as Record<string, unknown>, changed),
-      );
-    });
+    await subscriptions.update(db, who(req), row, values, changed);
     res.json(toWireWebhook(await webhookById(db, row.id)));
   },
   async deleteWebhook(req: Req<'deleteWebhook'>, res: Response) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
-    await db.transaction(async (trx) => {
-      await repo.deleteWebhook(trx, row.id);
-      await audit(trx, caller(req) as Caller, 'delete', 'webhook', row.id, {
-        url: { old: row.url },
-        events: { old: row.events },
-      });
-    });
+    await subscriptions.remove(db, who(req), row);
     res.json(toWireWebhook(row));
   },
   async rotateWebhookSecret(req: Req<'rotateWebhookSecret'>, res: Response) {
@@ -161,23 +139,8 @@ export const webhookHandlers = {
     const row = await webhookById(db, req.params.id);
     const secret = newSecret();
     const stored = sealed(req, secret);
-    await db.transaction(async (trx) => {
-      await repo.updateWebhook(trx, row.id, {
-        secret: stored,
-        previous_secret: row.secret,
-        previous_secret_until_utc: utcAt(now().getTime() + ROTATION_OVERLAP_MS),
-        modified_utc: utcNow(),
-      });
-      // recorded as changed, its values `[redacted]`
-      await audit(
-        trx,
-        caller(req) as Caller,
-        'update',
-        'webhook',
-        row.id,
-        changes({ secret: row.secret }, { secret: stored }),
-      );
-    });
+    const previousUntil = utcAt(now().getTime() + ROTATION_OVERLAP_MS);
+    await subscriptions.rotate(db, who(req), row, stored, previousUntil);
     res.json(toWireWebhook(await webhookById(db, row.id), secret));
   },
   async pingWebhook(req: Req<'pingWebhook'>, res: Response) {

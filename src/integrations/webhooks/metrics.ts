@@ -3,9 +3,9 @@
  * read from the database when scraped (the same figures on every node), and this node's delivery attempts by
  * outcome (`succeeded`; `retrying`: failed, another try scheduled; `failed`: failed for good).
  */
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/types';
 import { now } from '../../domain/clock';
-import type { Metrics } from '../../ops/metrics';
+import type { Metrics } from '../../metrics/registry';
 import { outboxStatus } from './repository';
 
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';

@@ -1,6 +1,6 @@
 /** The only SQL of webhooks: subscriptions, their outbox rows (deliveries) and the attempt log. */
 import type { Knex } from 'knex';
-import type { Db, Executor } from '../../db/knex';
+import type { Db, Executor } from '../../db/types';
 import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
 
 export interface WebhookRow {

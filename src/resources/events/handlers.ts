@@ -1,67 +1,49 @@
-/** HTTP handlers of the event routes: resolve the event, check, call the service, answer the wire shape. */
+/** HTTP handlers of the event routes (JSON): resolve the event, check, call the service, answer the wire shape. */
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
-import { isTrue } from '../../http/params';
+import { isTrue } from '../../core/flags';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
 import type { Caller } from '../../users/roles';
-import { renderContext } from '../posts/mapper';
-import type { Executor } from '../../db/knex';
-import { eventFilters } from './list';
-import type { EventFilters } from './repository';
+import { readerOf, renderEvents, type EventView } from '../records';
 import { withModifiedRange } from '../posts/modified';
-import { translatePosts } from '../translations';
-import { loadRelations, toWireEvent } from './mapper';
+import * as series from '../series/service';
+import { ensureHorizon } from '../series/horizon';
+import { seriesIdOf } from '../series/wire';
+import { assertReadable, eventById, eventBySlug, unlocked } from './access';
+import { eventFilters } from './list';
+import type { EventFilters, EventRow } from './repository';
 import * as repo from './repository';
 import * as service from './service';
-import * as series from '../series/service';
-import { sendEventCalendar, sendEventListCalendar, wantsCalendar } from '../../feeds/ical/handlers';
-import type { EventRow } from './repository';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
 type ById = 'getEvent' | 'updateEvent' | 'replaceEvent' | 'patchEvent' | 'deleteEvent';
 type BySlug = 'getEventBySlug' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug' | 'deleteEventBySlug';
+type Update = 'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug';
 
 /** The event a by-id or by-slug route names. */
 function target(req: Req<ById> | Req<BySlug>): Promise<EventRow> {
   const { db } = context(req);
-  return 'id' in req.params ? service.eventById(db, req.params.id) : service.eventBySlug(db, req.params.slug);
+  return 'id' in req.params ? eventById(db, req.params.id) : eventBySlug(db, req.params.slug);
 }
 
-/** One event in the wire shape, in the request's language (`single`: as a single read shows it, with `json_ld`). */
-async function wire(req: Req<keyof HandlerTable>, db: Executor, row: EventRow, single: boolean) {
-  const language = requestLanguage(req);
-  const [translated] = await translatePosts(db, [row], language);
-  const relations = await loadRelations(db, [translated], language);
-  return toWireEvent(renderContext(req), translated, relations, { single });
-}
-
-async function send(
-  req: Req<keyof HandlerTable>,
-  res: Response,
-  db: Executor,
-  row: EventRow,
-  single = false,
-): Promise<void> {
-  res.json(await wire(req, db, row, single));
+/** Answers one event as the caller sees it (`single`: as a single read shows it, with `json_ld`). */
+async function send(req: Req<keyof HandlerTable>, res: Response, row: EventRow, view: EventView = {}) {
+  const [event] = await renderEvents(readerOf(req), [row], view);
+  res.json(event);
 }
 
 /** An event as its create answers it (tec-compat: the full object without `json_ld`). */
 const renderCreated: RenderCreated = async (req, id) => {
-  const { db } = context(req);
-  const row = await repo.findEvent(db, id);
-  return row && wire(req, db, row, false);
+  const row = await repo.findEvent(context(req).db, id);
+  return row && (await renderEvents(readerOf(req), [row]))[0];
 };
-
-async function reload(db: Executor, id: number): Promise<EventRow> {
-  return (await repo.findEvent(db, id)) as EventRow;
-}
 
 /** A page of events (`GET /events`, `/events/{id}/occurrences`), open-ended series materialised to its window first. */
 async function sendEvents(
@@ -74,13 +56,9 @@ async function sendEvents(
   const { db, config } = context(req);
   const who = caller(req);
   const page = paging(req.query);
-  const language = requestLanguage(req);
-  await series.ensureHorizon(db, config, filters.endTo);
+  await ensureHorizon(db, config, filters.endTo);
   const found = await repo.listEvents(db, filters, page.perPage, page.offset);
-  const rows = await translatePosts(db, found.rows, language);
-  const relations = await loadRelations(db, rows, language);
-  const ctx = renderContext(req);
-  const items = rows.map((row) => toWireEvent(ctx, row, relations, { blanked: !service.unlocked(row, who, password) }));
+  const items = await renderEvents(readerOf(req), found.rows, (row) => ({ blanked: !unlocked(row, who, password) }));
   sendList(req, res, { key: 'events', items, total: found.total, paging: page, path });
 }
 
@@ -91,71 +69,51 @@ function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefin
   return series.assertScope(fromQuery ?? fromBody);
 }
 
+/** Who writes: the authenticated caller, in the request's language. */
+const writer = (req: Req<keyof HandlerTable>) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
+
 const handlers = {
   async list(req: Req<'listEvents'>, res: Response) {
-    if (wantsCalendar(req)) return sendEventListCalendar(req, res);
     const { db, config } = context(req);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     await sendEvents(req, res, withModifiedRange(filters, req.query, config.siteTimezone), req.query.password);
   },
   async occurrences(req: Req<'listEventOccurrences'>, res: Response) {
     const { db, config } = context(req);
-    const row = await service.eventById(db, req.params.id);
+    const row = await eventById(db, req.params.id);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
-    const seriesId = await series.seriesIdOf(db, row.id);
+    const seriesId = await seriesIdOf(db, row.id);
     await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/${row.id}/occurrences`);
   },
   async create(req: Req<'createEvent'>, res: Response) {
-    const { db, config } = context(req);
-    const id = await service.createEvent(
-      db,
-      config,
-      caller(req) as Caller,
-      req.body,
-      requestLanguage(req),
-      (trx, made) => claimCreated(trx, req, { type: 'event', id: made }),
-    );
+    const onCreated = (trx: Parameters<typeof claimCreated>[0], id: number) =>
+      claimCreated(trx, req, { type: 'event', id });
+    const id = await service.createEvent(context(req), writer(req), req.body, onCreated);
     await sendCreated(req, res, { type: 'event', id }, renderCreated);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
-    if (wantsCalendar(req)) return sendEventCalendar(req, res);
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
-    service.assertReadable(row, caller(req), password);
+    assertReadable(row, caller(req), password);
     singleRecord(res, row);
-    await send(req, res, context(req).db, row, true);
+    await send(req, res, row, { single: true });
   },
-  async update(
-    req: Req<
-      'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug'
-    >,
-    res: Response,
-  ) {
-    const { db, config } = context(req);
-    const row = await target(req);
-    const written = await service.updateEvent(
-      db,
-      config,
-      caller(req) as Caller,
-      row,
-      req.body ?? {},
-      requestLanguage(req),
-      scopeOf(req),
-      precondition(req),
-    );
-    // the event asked for, as the series write left it (the series event when `all` regenerated it away)
-    await send(req, res, db, (await repo.findEvent(db, row.id)) ?? (await reload(db, written)));
-  },
-  async remove(req: Req<'deleteEvent' | 'deleteEventBySlug'>, res: Response) {
+  async update(req: Req<Update | 'patchEventBySlug'>, res: Response) {
     const { db } = context(req);
     const row = await target(req);
+    const expect = precondition(req);
+    const written = await service.updateEvent(context(req), writer(req), row, req.body ?? {}, {
+      scope: scopeOf(req),
+      expect,
+    });
+    // the event asked for, as the series write left it (the series event when `all` regenerated it away)
+    await send(req, res, ((await repo.findEvent(db, row.id)) ?? (await repo.findEvent(db, written))) as EventRow);
+  },
+  async remove(req: Req<'deleteEvent' | 'deleteEventBySlug'>, res: Response) {
+    const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
-    await send(
-      req,
-      res,
-      db,
-      await service.deleteEvent(db, caller(req) as Caller, row, force, scopeOf(req), precondition(req)),
-    );
+    const options = { force, scope: scopeOf(req), expect: precondition(req) };
+    await send(req, res, await service.deleteEvent(context(req), caller(req) as Caller, row, options));
   },
 };
 

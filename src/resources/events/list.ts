@@ -6,11 +6,11 @@
 import type { DateTime } from 'luxon';
 import type { operations } from '../../../generated/schema';
 import type { Config } from '../../config';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { now as clockNow } from '../../domain/clock';
 import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/dates';
-import { ApiError, invalidParam } from '../../http/errors';
-import { isTrue, isTruthyText } from '../../http/params';
+import { ApiError, invalidParam } from '../../core/errors';
+import { isTrue, isTruthyText } from '../../core/flags';
 import { can, type Caller } from '../../users/roles';
 import { eventExists, existingIds } from '../posts/repository';
 import { roundCoordinate } from '../../domain/geo';

@@ -3,7 +3,7 @@
  * a fixed number of queries (`loadRelations`), never one per event.
  */
 import type { components } from '../../../generated/schema';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { costOf } from '../../domain/cost';
 import { dateDetails, fromUtc, isoWithOffset, timezoneAbbr } from '../../domain/dates';
 import { imagesByIds, toWireImage, type ImageRow } from '../images/images';
@@ -23,7 +23,7 @@ import { venuesByIds, type VenueRow } from '../venues/repository';
 import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import { organizerIdsOf, type EventRow } from './repository';
 import { translatePosts, translateTerms } from '../translations';
-import { recurrenceOf } from '../series/service';
+import { recurrenceOf } from '../series/wire';
 
 type Event = components['schemas']['Event'];
 type EmbeddedTerm = components['schemas']['EmbeddedTerm'];

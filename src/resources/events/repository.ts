@@ -1,6 +1,6 @@
 /** Events: `posts` rows of type `event` with their `events` row, their organizers, and the list query. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { toBoolean, toNumber } from '../../db/dialect';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';

@@ -4,9 +4,9 @@
  * and setting an image from a URL needs the `upload_files` capability (authors and up), as in the plugin.
  */
 import { isIP } from 'node:net';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { toNumber, utcNow } from '../../db/dialect';
-import { invalidParam } from '../../http/errors';
+import { invalidParam } from '../../core/errors';
 import { can, type Caller } from '../../users/roles';
 import { asId } from '../../domain/ids';
 import { statement } from '../../db/statements';

@@ -5,19 +5,17 @@ import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
-import { isTrue } from '../../http/params';
+import { isTrue } from '../../core/flags';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
-import type { Executor } from '../../db/knex';
+import type { OnCreated } from '../../core/write';
 import type { Caller } from '../../users/roles';
-import { imagesByIds } from '../images/images';
-import { renderContext } from '../posts/mapper';
+import { readerOf, renderLinked } from '../records';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './kinds';
 import { listLinked } from './repository';
 import { withModifiedRange } from '../posts/modified';
-import { translatePosts } from '../translations';
 import * as service from './service';
 
 type Op<V extends keyof HandlerTable, O extends keyof HandlerTable> = TypedRequest<V | O>;
@@ -31,26 +29,18 @@ function handlersFor(kind: LinkedKind) {
       ? service.linkedById(db, kind, params.id)
       : service.linkedBySlug(db, kind, params.slug as string);
   };
-  const wire = async (req: AnyReq, db: Executor, found: LinkedRow[], withJsonLd: boolean) => {
-    const rows = await translatePosts(db, found, requestLanguage(req));
-    const images = await imagesByIds(
-      db,
-      rows.flatMap((row) => (row.image_id === null ? [] : [row.image_id])),
-    );
-    const ctx = renderContext(req);
-    return rows.map((row) => kind.toWire(ctx, row, images, withJsonLd));
-  };
+  const wire = async (req: AnyReq, rows: LinkedRow[], withJsonLd: boolean) =>
+    renderLinked(readerOf(req), kind, rows, withJsonLd);
   const send = async (req: AnyReq, res: Response, id: number, withJsonLd = false) => {
-    const { db } = context(req);
-    const row = (await kind.load(db, [id])).get(id) as LinkedRow;
-    res.json((await wire(req, db, [row], withJsonLd))[0]);
+    const row = (await kind.load(context(req).db, [id])).get(id) as LinkedRow;
+    res.json((await wire(req, [row], withJsonLd))[0]);
   };
   /** The record as its create answers it (without `json_ld`). */
   const renderCreated: RenderCreated = async (req, id) => {
-    const { db } = context(req);
-    const row = (await kind.load(db, [id])).get(id);
-    return row && (await wire(req, db, [row], false))[0];
+    const row = (await kind.load(context(req).db, [id])).get(id);
+    return row && (await wire(req, [row], false))[0];
   };
+  const writer = (req: AnyReq) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
   return {
     renderCreated,
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
@@ -65,24 +55,15 @@ function handlersFor(kind: LinkedKind) {
       const rows = await kind.load(db, ids);
       const items = await wire(
         req,
-        db,
         ids.map((id) => rows.get(id) as LinkedRow),
         false,
       );
       sendList(req, res, { key: kind.plural, items, total, paging: page });
     },
     async create(req: Op<'createVenue', 'createOrganizer'>, res: Response) {
-      const { db, config } = context(req);
       const created = (id: number): Created => ({ type: kind.type, id });
-      const id = await service.createLinked(
-        db,
-        config,
-        kind,
-        caller(req) as Caller,
-        req.body,
-        requestLanguage(req),
-        (trx, made) => claimCreated(trx, req, created(made)),
-      );
+      const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
+      const id = await service.createLinked(context(req), kind, writer(req), req.body, onCreated);
       await sendCreated(req, res, created(id), renderCreated);
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
@@ -92,29 +73,20 @@ function handlersFor(kind: LinkedKind) {
       await send(req, res, row.id, true);
     },
     async update(req: AnyReq, res: Response) {
-      const { db, config } = context(req);
       const row = await target(req);
-      await service.updateLinked(
-        db,
-        config,
-        kind,
-        caller(req) as Caller,
-        row,
-        (req.body ?? {}) as service.LinkedWrite,
-        requestLanguage(req),
-        precondition(req),
-      );
+      const body = (req.body ?? {}) as service.LinkedWrite;
+      await service.updateLinked(context(req), kind, writer(req), row, body, precondition(req));
       await send(req, res, row.id);
     },
     async remove(
       req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>,
       res: Response,
     ) {
-      const { db } = context(req);
       const row = await target(req);
       const force = req.query.force !== undefined && isTrue(req.query.force);
-      const result = await service.deleteLinked(db, kind, caller(req) as Caller, row, force, precondition(req));
-      res.json((await wire(req, db, [result], false))[0]);
+      const expect = precondition(req);
+      const result = await service.deleteLinked(context(req), kind, caller(req) as Caller, row, { force, expect });
+      res.json((await wire(req, [result], false))[0]);
     },
   };
 }

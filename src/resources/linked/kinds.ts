@@ -2,7 +2,7 @@
  * Venues and organizers are the two "linked posts" of an event (tec-compat §1.5, §1.6, §4.7, §5.2). What differs
  * between them is declared here; the service, list and handlers in this folder serve both.
  */
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import type { ImageRow } from '../images/images';
 import type { RenderContext } from '../posts/mapper';
 import type { PostRow } from '../posts/repository';

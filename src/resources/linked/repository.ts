@@ -1,6 +1,6 @@
 /** Venue and organizer rows: their own table's writes, the duplicate look-up, unlinking, and the list query. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { listTotal } from '../../db/counts';

@@ -3,17 +3,17 @@
  * create (also for records created inline by an event write), status rules by role, trash that unlinks from
  * events, 410 on repeat, `force`, and the list filters. Every write is one transaction.
  */
-import type { Knex } from 'knex';
-import type { Config, Language } from '../../config';
-import type { Db, Executor } from '../../db/knex';
-import { lockFor, transactionWithRetry, utcNow } from '../../db/dialect';
+import type { Config } from '../../config';
+import type { Executor } from '../../db/types';
+import { lockFor, utcNow } from '../../db/dialect';
 import { formatUtc, parseDateInput } from '../../domain/dates';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { makeSlug } from '../../domain/slugs';
-import { ApiError, invalidParam } from '../../http/errors';
-import { assertPrecondition, type Precondition } from '../../http/preconditions';
-import { audit, changes } from '../../audit/audit';
-import { isTruthyText } from '../../http/params';
+import { ApiError, invalidParam } from '../../core/errors';
+import type { Precondition } from '../../core/preconditions';
+import { changes } from '../../core/audit';
+import { type OnCreated, type Services, type Write, type Writer, write } from '../../core/write';
+import { isTruthyText } from '../../core/flags';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import { checkedAuthor, checkedUrl } from '../posts/fields';
 import { resolveImage } from '../images/images';
@@ -25,9 +25,6 @@ import { roundCoordinate } from '../../domain/geo';
 import type { LinkedKind, LinkedRow } from './kinds';
 import * as repo from './repository';
 import { prepareSearch } from '../../search/predicate';
-import { syncSearch } from '../../search/documents';
-import { recordChange, recordChanges } from '../../integrations/outbox';
-import type { OnCreated } from '../../http/creates';
 
 export type LinkedWrite = Record<string, unknown>;
 
@@ -58,36 +55,34 @@ export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller 
  * the sent fields onto it; `created` (the request's hook, http/creates.ts) is told its id inside the transaction.
  */
 export function createLinked(
-  db: Db,
-  config: Readonly<Config>,
+  { db, config }: Services,
   kind: LinkedKind,
-  caller: Caller,
+  writer: Writer,
   body: LinkedWrite,
-  language: Language,
   created?: OnCreated,
 ): Promise<number> {
-  return transactionWithRetry(db, async (trx) => {
-    const id = await createLinkedIn(trx, config, kind, caller, body, language);
-    await created?.(trx, id);
+  return write(db, async (w) => {
+    const id = await createLinkedIn(w, config, kind, writer, body);
+    await created?.(w.trx, id);
     return id;
   });
 }
 
-/** The same inside a running transaction (an event write creating its venue or organizers inline). */
+/** The same inside a running write (an event write creating its venue or organizers inline). */
 export async function createLinkedIn(
-  trx: Knex.Transaction,
+  w: Write,
   config: Readonly<Config>,
   kind: LinkedKind,
-  caller: Caller,
+  writer: Writer,
   body: LinkedWrite,
-  language: Language,
 ): Promise<number> {
+  const { trx } = w;
   const name = nameOf(kind, body[kind.type]);
   await lockFor(trx, `${kind.type}:${name.toLowerCase()}`); // the duplicate check and the insert, one writer per name
   const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body));
   if (duplicate !== undefined) {
-    await writeFields(trx, config, kind, caller, body, language, (await kind.load(trx, [duplicate])).get(duplicate));
-    await recordChange(trx, kind.type, duplicate, 'updated');
+    await writeFields(w, config, kind, writer, body, (await kind.load(trx, [duplicate])).get(duplicate));
+    w.change(kind.type, duplicate, 'updated');
     return duplicate;
   }
   const now = utcNow();
@@ -95,9 +90,9 @@ export async function createLinkedIn(
   const id = await posts.insertPost(trx, {
     type: kind.type,
     status: 'draft',
-    author_id: caller.id,
+    author_id: writer.caller.id,
     slug,
-    language,
+    language: writer.language,
     title: name,
     content: '',
     excerpt: '',
@@ -106,8 +101,8 @@ export async function createLinkedIn(
     modified_utc: now,
   });
   await repo.insertDetails(trx, kind, id, {});
-  await writeFields(trx, config, kind, caller, body, language, undefined, id);
-  await recordChange(trx, kind.type, id, 'created');
+  await writeFields(w, config, kind, writer, body, undefined, id);
+  w.change(kind.type, id, 'created');
   return id;
 }
 
@@ -123,69 +118,81 @@ function duplicateMatch(kind: LinkedKind, body: LinkedWrite): Record<string, str
 
 /** Updates the fields sent, after the per-record edit check; `""` clears a field. */
 export async function updateLinked(
-  db: Db,
-  config: Readonly<Config>,
+  { db, config }: Services,
   kind: LinkedKind,
-  caller: Caller,
+  writer: Writer,
   row: LinkedRow,
   body: LinkedWrite,
-  language: Language,
   expect?: Precondition,
 ): Promise<void> {
-  if (!canChange(caller, 'edit', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  await transactionWithRetry(db, async (trx) => {
-    await assertPrecondition(trx, 'posts', row.id, expect);
-    await writeFields(trx, config, kind, caller, body, language, row);
-    await recordChange(trx, kind.type, row.id, 'updated');
-  });
+  assertMayChange(kind, writer.caller, 'edit', row);
+  const guarded = { table: 'posts', id: row.id, expect } as const;
+  await write(
+    db,
+    async (w) => {
+      await writeFields(w, config, kind, writer, body, row);
+      w.change(kind.type, row.id, 'updated');
+    },
+    { precondition: guarded },
+  );
 }
 
 /** Trash (unlinking from events) by default, 410 when already there; `force` deletes permanently. */
 export async function deleteLinked(
-  db: Db,
+  { db }: Pick<Services, 'db'>,
   kind: LinkedKind,
   caller: Caller,
   row: LinkedRow,
-  force: boolean,
-  expect?: Precondition,
+  { force = false, expect }: { force?: boolean; expect?: Precondition },
 ): Promise<LinkedRow> {
-  if (!canChange(caller, 'delete', kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
-  if (force) {
-    await db.transaction(async (trx) => {
-      await assertPrecondition(trx, 'posts', row.id, expect);
-      const unlinked = await repo.linkedEventIds(trx, kind, row.id);
-      await posts.deletePost(trx, row.id);
-      await recordChanges(trx, 'event', unlinked, 'updated'); // their records lose it
-      await syncSearch(trx, 'posts', [row.id]);
-      await audit(trx, caller, 'delete', kind.type, row.id, { title: { old: row.title }, status: { old: row.status } });
-      await recordChange(trx, kind.type, row.id, 'deleted');
-    });
-    return row;
+  assertMayChange(kind, caller, 'delete', row);
+  if (!force && row.status === 'trash') {
+    throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
   }
-  if (row.status === 'trash') throw new ApiError(410, `${kind.type}-is-in-trash`, 'post_in_trash', { id: row.id });
-  await db.transaction(async (trx) => {
-    await assertPrecondition(trx, 'posts', row.id, expect);
-    await posts.updatePost(trx, row.id, { status: 'trash', modified_utc: utcNow() });
-    const unlinked = await repo.linkedEventIds(trx, kind, row.id);
-    await repo.unlinkFromEvents(trx, kind, row.id);
-    await recordChanges(trx, 'event', unlinked, 'updated'); // their records lose it
-    await audit(trx, caller, 'trash', kind.type, row.id, { status: { old: row.status, new: 'trash' } });
-    await recordChange(trx, kind.type, row.id, 'deleted');
-  });
+  const guarded = { table: 'posts', id: row.id, expect } as const;
+  await write(
+    db,
+    async (w) => {
+      const unlinked = await repo.linkedEventIds(w.trx, kind, row.id);
+      if (force) {
+        await posts.deletePost(w.trx, row.id);
+        w.search('posts', [row.id]);
+      } else {
+        await posts.updatePost(w.trx, row.id, { status: 'trash', modified_utc: utcNow() });
+        await repo.unlinkFromEvents(w.trx, kind, row.id);
+      }
+      w.change('event', unlinked, 'updated'); // their records lose it
+      const status = force ? { old: row.status } : { old: row.status, new: 'trash' };
+      w.audit(
+        caller,
+        force ? 'delete' : 'trash',
+        kind.type,
+        row.id,
+        force ? { title: { old: row.title }, status } : { status },
+      );
+      w.change(kind.type, row.id, 'deleted');
+    },
+    { precondition: guarded },
+  );
+  if (force) return row;
   return (await kind.load(db, [row.id])).get(row.id) as LinkedRow;
+}
+
+function assertMayChange(kind: LinkedKind, caller: Caller, action: 'edit' | 'delete', row: LinkedRow): void {
+  if (!canChange(caller, action, kind.plural, owned(row))) throw new ApiError(403, 'rest_forbidden', 'forbidden');
 }
 
 /** Writes the sent fields of `body` onto the record (`current` on update, or the new `id`). */
 async function writeFields(
-  trx: Knex.Transaction,
+  w: Write,
   config: Readonly<Config>,
   kind: LinkedKind,
-  caller: Caller,
+  { caller, language }: Writer,
   body: LinkedWrite,
-  language: Language,
   current: LinkedRow | undefined,
   id = current?.id as number,
 ): Promise<void> {
+  const { trx } = w;
   const post: Partial<posts.PostValues> = {};
   const details: Record<string, unknown> = {};
   const now = utcNow();
@@ -223,16 +230,10 @@ async function writeFields(
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
-  await syncSearch(trx, 'posts', [id]);
+  w.search('posts', [id]);
   // the one audit entry of a create, a reused duplicate or an update
-  await audit(
-    trx,
-    caller,
-    current ? 'update' : 'create',
-    kind.type,
-    id,
-    changes(current as Record<string, unknown> | undefined, { ...post, ...details }),
-  );
+  const changed = changes(current as Record<string, unknown> | undefined, { ...post, ...details });
+  w.audit(caller, current ? 'update' : 'create', kind.type, id, changed);
 }
 
 /** Map flags (booleans or the plugin's truthy strings) and coordinates (both or neither, `""` clears). */

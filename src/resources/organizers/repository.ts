@@ -1,5 +1,5 @@
 /** Organizers: `posts` rows of type `organizer` with their `organizers` row. */
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
 import { normalisePost, type PostRow } from '../posts/repository';
 import { statement } from '../../db/statements';

@@ -1,6 +1,6 @@
 /** Write fields events, venues and organizers share, checked the same way for all three. */
-import type { Executor } from '../../db/knex';
-import { ApiError, invalidParam } from '../../http/errors';
+import type { Executor } from '../../db/types';
+import { ApiError, invalidParam } from '../../core/errors';
 import { can, type Caller, type PostTypePlural } from '../../users/roles';
 import { findUserById } from '../../users/repository';
 

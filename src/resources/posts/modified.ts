@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { formatUtc, parseDateInput } from '../../domain/dates';
-import { invalidParam } from '../../http/errors';
+import { invalidParam } from '../../core/errors';
 
 interface ModifiedQuery {
   modified_after?: string;

@@ -1,5 +1,5 @@
 /** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { isPostgres, toNumber } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 

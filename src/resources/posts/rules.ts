@@ -4,7 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import { ApiError, invalidParam } from '../../http/errors';
+import { ApiError, invalidParam } from '../../core/errors';
 import type { MessageKey } from '../../i18n/messages';
 import { can, canRead, type Caller, type PostTypePlural } from '../../users/roles';
 

@@ -1,8 +1,8 @@
 /** The recurrence horizon in the Prometheus metrics (src/ops/metrics.ts): read from the database when scraped. */
 import type { Config } from '../../config';
-import type { Db } from '../../db/knex';
-import type { Metrics } from '../../ops/metrics';
-import { horizonLag } from './service';
+import type { Db } from '../../db/types';
+import type { Metrics } from '../../metrics/registry';
+import { horizonLag } from './horizon';
 
 export function registerSeriesMetrics(metrics: Metrics, db: Db, config: Readonly<Config>): void {
   metrics.gauge(

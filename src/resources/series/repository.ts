@@ -1,6 +1,6 @@
 /** Series rows (`event_series`, `series_occurrences`, `series_lease`) and the batched writes of occurrences. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
 import { statement } from '../../db/statements';
 import type { WallClock } from '../../domain/dates';

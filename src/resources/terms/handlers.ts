@@ -11,19 +11,23 @@ import { claimCreated } from '../../http/idempotency';
 import { resourceOf } from './service';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
-import { toWireTerm } from './mapper';
 import * as service from './service';
 import { findTerm, type TermRow } from './repository';
-import { translateTerms } from '../translations';
+import { readerOf, renderTerms } from '../records';
+import type { OnCreated } from '../../core/write';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from './taxonomies';
 
 type Req<C extends keyof HandlerTable, T extends keyof HandlerTable> = TypedRequest<C | T>;
 
 function handlersFor(info: TaxonomyInfo) {
   /** The terms in the request's language, in the wire shape. */
-  const wire = async (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
-    (await translateTerms(context(req).db, rows, requestLanguage(req))).map((row) => toWireTerm(req, info, row));
+  const wire = (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
+    renderTerms(readerOf(req), info, rows);
   const one = async (req: Req<keyof HandlerTable, keyof HandlerTable>, row: TermRow) => (await wire(req, [row]))[0];
+  const writer = (req: Req<keyof HandlerTable, keyof HandlerTable>) => ({
+    caller: caller(req) as Caller,
+    language: requestLanguage(req),
+  });
   /** The term as its create answers it (as every single read does). */
   const renderCreated: RenderCreated = async (req, id) => {
     const row = await findTerm(context(req).db, info.taxonomy, id);
@@ -38,14 +42,8 @@ function handlersFor(info: TaxonomyInfo) {
     },
     async create(req: Req<'createCategory', 'createTag'>, res: Response) {
       const created = (id: number): Created => ({ type: resourceOf(info), id });
-      const term = await service.createTerm(
-        context(req).db,
-        info,
-        caller(req) as Caller,
-        req.body,
-        requestLanguage(req),
-        (trx, made) => claimCreated(trx, req, created(made)),
-      );
+      const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
+      const term = await service.createTerm(context(req), info, writer(req), req.body, onCreated);
       await sendCreated(req, res, created(term.id), renderCreated);
     },
     async get(req: Req<'getCategory', 'getTag'>, res: Response) {
@@ -57,28 +55,19 @@ function handlersFor(info: TaxonomyInfo) {
       req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>,
       res: Response,
     ) {
-      res.json(
-        await one(
-          req,
-          await service.updateTerm(
-            context(req).db,
-            info,
-            caller(req) as Caller,
-            req.params.id,
-            req.body ?? {},
-            requestLanguage(req),
-            precondition(req),
-          ),
-        ),
-      );
+      const body = req.body ?? {};
+      const term = await service.updateTerm(context(req), info, writer(req), req.params.id, body, precondition(req));
+      res.json(await one(req, term));
     },
     async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
-      res.json(
-        await one(
-          req,
-          await service.deleteTerm(context(req).db, info, caller(req) as Caller, req.params.id, precondition(req)),
-        ),
+      const term = await service.deleteTerm(
+        context(req),
+        info,
+        caller(req) as Caller,
+        req.params.id,
+        precondition(req),
       );
+      res.json(await one(req, term));
     },
   };
 }

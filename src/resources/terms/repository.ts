@@ -1,6 +1,6 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { lockRows, toNumber, utcNow } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
@@ -41,35 +41,6 @@ export type TermOrder = 'id' | 'name' | 'slug' | 'description' | 'count' | 'pare
 
 function selectTerms(db: Executor, taxonomy: Taxonomy): Knex.QueryBuilder {
   return db('terms as t').where('t.taxonomy', taxonomy).select('t.*');
-}
-
-/**
- * Recounts the published events of these terms (WordPress's `count`, kept on the term so reads never count).
- * Event writes call it for every term they touch, in their transaction.
- */
-export async function refreshCounts(db: Executor, termIds: number[]): Promise<void> {
-  const ids = [...new Set(termIds)].sort((a, b) => a - b);
-  if (!ids.length) return;
-  // concurrent writers recount one after the other, each statement seeing the links the previous one committed
-  if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
-  await db('terms')
-    .whereIn('id', ids)
-    .update({
-      count: db('term_relationships as tr')
-        .join('events as e', 'e.post_id', 'tr.post_id')
-        .whereRaw('tr.term_id = terms.id')
-        .andWhere('e.status', 'publish')
-        .count('*'),
-    });
-}
-
-/** The terms (any taxonomy) linked to these posts. */
-export async function termIdsOfPosts(db: Executor, postIds: number[]): Promise<number[]> {
-  if (!postIds.length) return [];
-  const rows: Array<{ term_id: number }> = await db('term_relationships')
-    .whereIn('post_id', postIds)
-    .distinct('term_id');
-  return rows.map((r) => toNumber(r.term_id));
 }
 
 function normalise(row: TermRow): TermRow {

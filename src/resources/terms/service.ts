@@ -1,18 +1,20 @@
 /**
  * The rules of category and tag writes and lists (tec-compat §4.10, §5.3): names unique per level, slugs unique
- * per taxonomy, parents that exist and make no cycle, permanent deletes. Each write is one transaction.
+ * per taxonomy, parents that exist and make no cycle, permanent deletes. Each write is one write of the kernel.
  */
 import type { Knex } from 'knex';
 import type { components, operations } from '../../../generated/schema';
-import type { Db, Executor } from '../../db/knex';
-import { lockFor, transactionWithRetry } from '../../db/dialect';
-import { ApiError, invalidParam } from '../../http/errors';
-import { assertPrecondition, type Precondition } from '../../http/preconditions';
-import { audit, changes as diff } from '../../audit/audit';
+import type { Db, Executor } from '../../db/types';
+import { lockFor } from '../../db/dialect';
+import { ApiError, invalidParam } from '../../core/errors';
+import type { Precondition } from '../../core/preconditions';
+import { changes as diff } from '../../core/audit';
+import { termResource } from '../../core/outbox';
+import { type OnCreated, type Services, type Write, type Writer, write } from '../../core/write';
 import type { Caller } from '../../users/roles';
 import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
-import { isTrue } from '../../http/params';
+import { isTrue } from '../../core/flags';
 import { makeSlug } from '../../domain/slugs';
 import * as repo from './repository';
 import { eventExists } from '../posts/repository';
@@ -20,9 +22,6 @@ import type { TermFilters, TermOrder, TermRow } from './repository';
 import type { TaxonomyInfo } from './taxonomies';
 import { splitTermWrite } from '../translations';
 import { prepareSearch } from '../../search/predicate';
-import { syncSearch } from '../../search/documents';
-import { recordChange, recordChanges, termResource } from '../../integrations/outbox';
-import type { OnCreated } from '../../http/creates';
 
 type TermWrite = Omit<components['schemas']['CategoryWrite'], 'parent'> & { parent?: number | string };
 export type TermListQuery = NonNullable<operations['listCategories']['parameters']['query']>;
@@ -83,25 +82,21 @@ async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, languag
   };
 }
 
-/** Creates the term; `created` (the request's hook, http/creates.ts) is told its id inside the transaction. */
-export async function createTerm(
-  db: Db,
+/** Creates the term; `created` (the request's Idempotency-Key hook) is told its id inside the write. */
+export function createTerm(
+  { db }: Pick<Services, 'db'>,
   info: TaxonomyInfo,
-  caller: Caller,
+  { caller, language }: Writer,
   body: TermWrite,
-  language: string,
   created?: OnCreated,
 ): Promise<TermRow> {
-  return transactionWithRetry(db, async (trx) => {
+  return write(db, async (w) => {
+    const { trx } = w;
     const name = requiredName(body.name ?? '');
     await lockFor(trx, `terms:${info.taxonomy}`); // the name check and the insert, one writer at a time
     const parent = await checkedParent(trx, info, body.parent, undefined);
-    const duplicate = await repo.findTermByName(
-      trx,
-      info.taxonomy,
-      name,
-      info.hierarchical ? (parent ?? 0) : undefined,
-    );
+    const level = info.hierarchical ? (parent ?? 0) : undefined;
+    const duplicate = await repo.findTermByName(trx, info.taxonomy, name, level);
     const askedSlug = body.slug === undefined ? undefined : slugFrom(body.slug);
     const askedSlugTaken =
       askedSlug !== undefined && (await repo.findTermBySlug(trx, info.taxonomy, askedSlug)) !== undefined;
@@ -112,86 +107,85 @@ export async function createTerm(
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
     const values = { name, slug, description, parent: parent ?? 0, language };
     const id = await repo.insertTerm(trx, info.taxonomy, values);
-    await syncSearch(trx, 'terms', [id]);
-    await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
-    await recordChange(trx, termResource(info.taxonomy), id, 'created');
+    w.search('terms', [id]);
+    w.audit(caller, 'create', resourceOf(info), id, diff(undefined, values));
+    w.change(termResource(info.taxonomy), id, 'created');
     await created?.(trx, id);
     return getTerm(trx, info, id);
   });
 }
 
+/** Updates the fields sent; an id that is not a term of this taxonomy is 400 before any precondition. */
 export async function updateTerm(
-  db: Db,
+  { db }: Pick<Services, 'db'>,
   info: TaxonomyInfo,
-  caller: Caller,
+  { caller, language }: Writer,
   id: number,
   body: TermWrite,
-  language: string,
   expect?: Precondition,
 ): Promise<TermRow> {
-  return transactionWithRetry(db, async (trx) => {
-    const current = await getTerm(trx, info, id);
-    await assertPrecondition(trx, 'terms', id, expect);
-    const changes: Partial<repo.TermValues> = {};
-    const foreign = current.language !== language; // its name in another language is a translation, not the term's name
-    const parent = await checkedParent(trx, info, body.parent, id);
-    if (parent !== undefined) changes.parent = parent;
-    if (body.name !== undefined) {
-      changes.name = requiredName(body.name);
-      const duplicate = foreign
-        ? undefined
-        : await repo.findTermByName(
-            trx,
-            info.taxonomy,
-            changes.name,
-            info.hierarchical ? (parent ?? current.parent) : undefined,
-          );
-      if (duplicate && duplicate.id !== id)
-        throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
-    }
-    if (body.slug !== undefined) {
-      changes.slug = slugFrom(body.slug);
-      const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
-      if (owner && owner.id !== id)
-        throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
-    }
-    if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
-    await repo.updateTerm(trx, info.taxonomy, id, await splitTermWrite(trx, id, current.language, language, changes));
-    if (changes.name !== undefined || changes.slug !== undefined) await syncSearch(trx, 'terms', [id]);
-    await audit(
-      trx,
-      caller,
-      'update',
-      resourceOf(info),
-      id,
-      diff(current as unknown as Record<string, unknown>, changes),
-    );
-    await recordChange(trx, termResource(info.taxonomy), id, 'updated');
-    return getTerm(trx, info, id);
-  });
+  await getTerm(db, info, id);
+  const guarded = { table: 'terms', id, expect } as const;
+  return write(
+    db,
+    async (w) => {
+      const { trx } = w;
+      const current = await getTerm(trx, info, id);
+      const changes: Partial<repo.TermValues> = {};
+      const foreign = current.language !== language; // its name in another language is a translation, not its name
+      const parent = await checkedParent(trx, info, body.parent, id);
+      if (parent !== undefined) changes.parent = parent;
+      if (body.name !== undefined) {
+        changes.name = requiredName(body.name);
+        const level = info.hierarchical ? (parent ?? current.parent) : undefined;
+        const duplicate = foreign ? undefined : await repo.findTermByName(trx, info.taxonomy, changes.name, level);
+        if (duplicate && duplicate.id !== id)
+          throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
+      }
+      if (body.slug !== undefined) {
+        changes.slug = slugFrom(body.slug);
+        const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
+        if (owner && owner.id !== id)
+          throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
+      }
+      if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
+      const own = await splitTermWrite(trx, id, current.language, language, changes);
+      await repo.updateTerm(trx, info.taxonomy, id, own);
+      if (changes.name !== undefined || changes.slug !== undefined) w.search('terms', [id]);
+      w.audit(caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
+      w.change(termResource(info.taxonomy), id, 'updated');
+      return getTerm(trx, info, id);
+    },
+    { precondition: guarded },
+  );
 }
 
 /** Answers the term as it was before deletion (with its old count). */
 export async function deleteTerm(
-  db: Db,
+  { db }: Pick<Services, 'db'>,
   info: TaxonomyInfo,
   caller: Caller,
   id: number,
   expect?: Precondition,
 ): Promise<TermRow> {
-  return db.transaction(async (trx) => {
-    const term = await getTerm(trx, info, id);
-    await assertPrecondition(trx, 'terms', id, expect);
-    const dependents = await repo.dependentsOfTerm(trx, info.taxonomy, id);
-    await repo.deleteTerm(trx, info.taxonomy, term);
-    await syncSearch(trx, 'terms', [id]);
-    await audit(trx, caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
-    // the events that carried it and its children (moved up) read differently now
-    await recordChanges(trx, 'event', dependents.postIds, 'updated');
-    await recordChanges(trx, termResource(info.taxonomy), dependents.childIds, 'updated');
-    await recordChange(trx, termResource(info.taxonomy), id, 'deleted');
-    return term;
-  });
+  await getTerm(db, info, id);
+  const guarded = { table: 'terms', id, expect } as const;
+  return write(
+    db,
+    async (w) => {
+      const term = await getTerm(w.trx, info, id);
+      const dependents = await repo.dependentsOfTerm(w.trx, info.taxonomy, id);
+      await repo.deleteTerm(w.trx, info.taxonomy, term);
+      w.search('terms', [id]);
+      w.audit(caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
+      // the events that carried it and its children (moved up) read differently now
+      w.change('event', dependents.postIds, 'updated');
+      w.change(termResource(info.taxonomy), dependents.childIds, 'updated');
+      w.change(termResource(info.taxonomy), id, 'deleted');
+      return term;
+    },
+    { precondition: guarded },
+  );
 }
 
 export function resourceOf(info: TaxonomyInfo): 'category' | 'tag' {
@@ -215,21 +209,21 @@ function slugFrom(text: string): string {
  * transaction, audited as a create of its own by the event's writer.
  */
 export async function createTermNamed(
-  trx: Knex.Transaction,
+  w: Write,
   info: TaxonomyInfo,
-  caller: Caller,
+  { caller, language }: Writer,
   name: string,
-  language: string,
 ): Promise<number> {
+  const { trx } = w;
   await lockFor(trx, `terms:${info.taxonomy}`);
   const existing = await repo.findTermForEvent(trx, info.taxonomy, name); // created by a concurrent writer meanwhile
   if (existing !== undefined) return existing;
   const slug = await freeSlug(trx, info, makeSlug(name) || 'term');
   const values = { name: sanitizeText(name), slug, description: '', parent: 0, language };
   const id = await repo.insertTerm(trx, info.taxonomy, values);
-  await syncSearch(trx, 'terms', [id]);
-  await audit(trx, caller, 'create', resourceOf(info), id, diff(undefined, values));
-  await recordChange(trx, termResource(info.taxonomy), id, 'created');
+  w.search('terms', [id]);
+  w.audit(caller, 'create', resourceOf(info), id, diff(undefined, values));
+  w.change(termResource(info.taxonomy), id, 'created');
   return id;
 }
 

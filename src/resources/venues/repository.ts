@@ -1,5 +1,5 @@
 /** Venues: `posts` rows of type `venue` with their `venues` row. */
-import type { Executor } from '../../db/knex';
+import type { Executor } from '../../db/types';
 import { toBoolean, toNumber } from '../../db/dialect';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';

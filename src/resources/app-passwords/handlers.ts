@@ -4,15 +4,15 @@
  * manage is checked here.
  */
 import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../http/handler';
-import { caller } from '../http/auth';
-import { context } from '../http/context';
-import { ApiError, invalidParam } from '../http/errors';
-import type { Caller } from './roles';
-import { findUserById } from './repository';
-import * as service from './app-password-service';
-import type { AppPasswordRow } from './app-passwords';
-import { utcTextToIso } from '../db/dialect';
+import type { HandlerTable, TypedRequest } from '../../http/handler';
+import { caller } from '../../http/auth';
+import { context } from '../../http/context';
+import { ApiError, invalidParam } from '../../core/errors';
+import type { Caller } from '../../users/roles';
+import { findUserById } from '../../users/repository';
+import * as service from './service';
+import type { AppPasswordRow } from '../../users/app-passwords';
+import { utcTextToIso } from '../../db/dialect';
 
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
 

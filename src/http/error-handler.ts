@@ -1,64 +1,14 @@
 /**
  * Errors in the WordPress REST shape `{code, message, data: {status, …}}` (tec-compat.md §2). Code throws an
- * `ApiError`; `errorHandler` is the one place that turns anything thrown (ours, the validator's, the body parser's)
- * into that shape, in the request's language.
+ * `ApiError` (core/errors.ts); `errorHandler` is the one place that turns anything thrown (ours, the validator's,
+ * the body parser's) into that shape, in the request's language.
  */
 import type {} from './request-log'; // declares `req.log`
 import type { ErrorRequestHandler } from 'express';
-import type { MessageKey } from '../i18n/messages';
 import { message } from '../i18n/messages';
+import { ApiError } from '../core/errors';
 import { translateValidatorError } from './validation-errors';
 import { requestLanguage } from './language';
-
-type MessageValues = Record<string, string | number>;
-
-/** A parameter problem: `[key, values]` of the message, so it can be rendered in the caller's language. */
-export type ParamProblem = [MessageKey, MessageValues?];
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly messageKey: MessageKey,
-    readonly values: MessageValues = {},
-    /** Extra members of `data` (already in wire form), e.g. `term_id`. */
-    readonly data: Record<string, unknown> = {},
-    /** For `rest_invalid_param`: each bad parameter with its problem. */
-    readonly params?: Record<string, ParamProblem>,
-    /** For `rest_missing_callback_param`: the missing names. */
-    readonly missing?: string[],
-  ) {
-    super(`${code}: ${messageKey}`);
-  }
-}
-
-/** 400 `rest_invalid_param` naming each bad parameter. */
-export function invalidParams(params: Record<string, ParamProblem>): ApiError {
-  return new ApiError(
-    400,
-    'rest_invalid_param',
-    'invalid_params',
-    { names: Object.keys(params).join(', ') },
-    {},
-    params,
-  );
-}
-
-export function invalidParam(name: string, key: MessageKey = 'invalid_param', values: MessageValues = {}): ApiError {
-  return invalidParams({ [name]: [key, values] });
-}
-
-export function missingParams(names: string[]): ApiError {
-  return new ApiError(
-    400,
-    'rest_missing_callback_param',
-    'missing_params',
-    { names: names.join(', ') },
-    {},
-    undefined,
-    names,
-  );
-}
 
 export function toWire(error: ApiError, language: ReturnType<typeof requestLanguage>): object {
   const data: Record<string, unknown> = { status: error.status, ...error.data };

@@ -1,10 +1,11 @@
 /**
  * The audit trail: every write (through the API, the CLI or an import) records who (user, application password
  * name), when (service clock), from which address, which operation on which record, and which fields changed with
- * their old and new values. Secrets never: password fields are recorded as changed, without values. Services call
- * `audit` once per write, inside the write's transaction, so the record and its trail cannot disagree.
+ * their old and new values. Secrets never: password fields are recorded as changed, without values. A write gives
+ * its entries to the kernel (`w.audit(…)`, core/write.ts), which inserts them in the write's transaction, so the
+ * record and its trail cannot disagree.
  */
-import type { Executor } from '../db/knex';
+import type { Executor } from '../db/types';
 import { utcNow } from '../db/dialect';
 import type { Caller } from '../users/roles';
 
@@ -63,7 +64,8 @@ export function changes(
   return out;
 }
 
-export async function audit(
+/** Inserts one entry; the write kernel (core/write.ts) calls it for the entries a write gives it. */
+export async function insertAudit(
   trx: Executor,
   who: Caller | Actor,
   operation: Operation,

@@ -1,0 +1,47 @@
+/**
+ * The architecture in code (docs/architecture.md): a room imports only rooms on lower floors, and nothing imports
+ * in a circle. `npm run lint:deps` runs these rules; CI fails on a new violation.
+ */
+const FLOORS = [
+  ['domain', '^src/(domain/|config\\.ts|logger\\.ts|paths\\.ts)'],
+  ['engines', '^src/(db|search|i18n|users)/'],
+  ['kernel', '^src/(core|http)/'],
+  ['resources', '^src/resources/'],
+  ['capabilities', '^src/(feeds|imports|integrations|ops|audit|mcp)/'],
+  ['composition', '^src/(app|server|routes)\\.ts$'],
+];
+
+const upward = FLOORS.slice(0, -1).map(([name, path], i) => ({
+  name: `no-upward-from-${name}`,
+  comment: `The ${name} floor imports only lower floors.`,
+  severity: 'error',
+  from: { path },
+  to: { path: FLOORS.slice(i + 1).map(([, higher]) => `(${higher})`).join('|') },
+}));
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    ...upward,
+    {
+      name: 'core-has-no-express',
+      comment: 'The service kernel knows nothing of HTTP: http/ sits beside it and uses it, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/http/|^node_modules/express' },
+    },
+    {
+      name: 'migrations-carry-what-they-need',
+      comment: 'A migration means the same forever: it imports no live code (only Knex and the dialect helpers).',
+      severity: 'error',
+      from: { path: '^src/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/db/(migrations/|types\\.ts|dialect\\.ts)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^generated/' },
+  },
+};

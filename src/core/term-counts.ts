@@ -1,0 +1,36 @@
+/**
+ * The count each category and tag carries (WordPress's `count`: its published events), kept on the term so that
+ * reads never count. The write kernel (core/write.ts) recounts, at the end of a write, the terms of every post the
+ * write said it touches, as they were before and are after.
+ */
+import type { Knex } from 'knex';
+import type { Executor } from '../db/types';
+import { lockRows, toNumber } from '../db/dialect';
+
+/**
+ * Recounts the published events of these terms.
+ */
+export async function refreshCounts(db: Executor, termIds: number[]): Promise<void> {
+  const ids = [...new Set(termIds)].sort((a, b) => a - b);
+  if (!ids.length) return;
+  // concurrent writers recount one after the other, each statement seeing the links the previous one committed
+  if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
+  await db('terms')
+    .whereIn('id', ids)
+    .update({
+      count: db('term_relationships as tr')
+        .join('events as e', 'e.post_id', 'tr.post_id')
+        .whereRaw('tr.term_id = terms.id')
+        .andWhere('e.status', 'publish')
+        .count('*'),
+    });
+}
+
+/** The terms (any taxonomy) linked to these posts. */
+export async function termIdsOfPosts(db: Executor, postIds: number[]): Promise<number[]> {
+  if (!postIds.length) return [];
+  const rows: Array<{ term_id: number }> = await db('term_relationships')
+    .whereIn('post_id', postIds)
+    .distinct('term_id');
+  return rows.map((r) => toNumber(r.term_id));
+}

@@ -1,0 +1,127 @@
+/**
+ * The write kernel: every service write (events and their series, venues, organizers, categories, tags,
+ * application passwords, webhook subscriptions, users at the CLI) runs through `write`, in one transaction:
+ *
+ *   1. the precondition (`If-Match` / `If-Unmodified-Since`) checked on the record's locked row;
+ *   2. the work: the service's own rows, which tells the `Write` what else it touched;
+ *   3. the search documents of the records it touched, rebuilt;
+ *   4. the counts of the categories and tags of the posts it touched, before and after, recounted;
+ *   5. its audit entries;
+ *   6. its changes: the change feed and the webhook outbox (last, since on PostgreSQL they serialise writers
+ *      from the first append to the commit: core/outbox.ts).
+ *
+ * Nothing but this file knows that order, so no write path can skip a step or take them in another order, and the
+ * record, its search documents, counts, audit trail, change feed and webhooks commit together or not at all.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../config';
+import type { Db } from '../db/types';
+import { transactionWithRetry } from '../db/dialect';
+import { syncSearch, type SearchOwner } from '../search/documents';
+import type { Caller } from '../users/roles';
+import { insertAudit, type Actor, type Change, type Operation, type Resource as AuditResource } from './audit';
+import { recordChanges, type Action, type Resource } from './outbox';
+import { assertPrecondition, type Precondition, type VersionedTable } from './preconditions';
+import { refreshCounts, termIdsOfPosts } from './term-counts';
+
+/** What a service works with: the database and the configuration (an `AppContext` is one). */
+export interface Services {
+  db: Db;
+  config: Readonly<Config>;
+}
+
+/** Who writes, and the language the text they send is in (a record is created in it; other languages translate). */
+export interface Writer {
+  caller: Caller;
+  language: string;
+}
+
+/** The record a write's precondition is about. */
+export interface Guarded {
+  table: VersionedTable;
+  id: number;
+  expect: Precondition | undefined;
+}
+
+export interface WriteOptions {
+  /** Checked first, on the record's locked row: 412 and nothing written when it does not hold. */
+  precondition?: Guarded;
+}
+
+interface AuditEntry {
+  who: Caller | Actor;
+  operation: Operation;
+  resource: AuditResource;
+  id: number | string;
+  fields: Record<string, Change>;
+}
+
+/** What a write touched besides its own rows, written by the kernel after the work, in the order above. */
+export class Write {
+  private readonly searched: Record<SearchOwner, number[]> = { posts: [], terms: [] };
+  private readonly counted = new Set<number>();
+  private readonly countedPosts = new Set<number>();
+  private readonly audits: AuditEntry[] = [];
+  private readonly changes: Array<{ resource: Resource; ids: number[]; action: Action }> = [];
+
+  constructor(readonly trx: Knex.Transaction) {}
+
+  /** These records' searched text may have changed (or they are gone): their documents are rebuilt. */
+  search(owner: SearchOwner, ids: number[]): void {
+    this.searched[owner].push(...ids);
+  }
+
+  /**
+   * The links or status of these posts are about to change: their categories and tags are recounted, those they
+   * have now and those they have after the work. Call it before changing them (`made`: posts this write made,
+   * which have no terms yet).
+   */
+  async countTermsOf(postIds: number[], { made = false } = {}): Promise<void> {
+    const fresh = postIds.filter((id) => !this.countedPosts.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) this.countedPosts.add(id);
+    if (made) return;
+    for (const id of await termIdsOfPosts(this.trx, fresh)) this.counted.add(id);
+  }
+
+  /** An audit entry: who did what to which record, with the fields it changed (secrets redacted). */
+  audit(who: Caller | Actor, operation: Operation, resource: AuditResource, id: number | string, fields = {}): void {
+    this.audits.push({ who, operation, resource, id, fields });
+  }
+
+  /** A change of these records, for the change feed and the webhooks, in the order announced. */
+  change(resource: Resource, ids: number | number[], action: Action): void {
+    this.changes.push({ resource, ids: typeof ids === 'number' ? [ids] : ids, action });
+  }
+
+  /** Steps 3–6, once the work is done. */
+  async finish(): Promise<void> {
+    for (const owner of ['posts', 'terms'] as const) await syncSearch(this.trx, owner, this.searched[owner]);
+    if (this.countedPosts.size) {
+      const after = await termIdsOfPosts(this.trx, [...this.countedPosts]);
+      await refreshCounts(this.trx, [...this.counted, ...after]);
+    }
+    for (const entry of this.audits) {
+      await insertAudit(this.trx, entry.who, entry.operation, entry.resource, entry.id, entry.fields);
+    }
+    for (const { resource, ids, action } of this.changes) await recordChanges(this.trx, resource, ids, action);
+  }
+}
+
+/**
+ * Runs a write: one transaction (on SQLite grouped with concurrent writes; retried when it loses a race on a
+ * constraint, db/dialect.ts), the precondition first, then `work`, then what the work said it touched.
+ */
+export function write<T>(db: Db, work: (w: Write) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+  return transactionWithRetry(db, async (trx) => {
+    const guarded = options.precondition;
+    if (guarded) await assertPrecondition(trx, guarded.table, guarded.id, guarded.expect);
+    const w = new Write(trx);
+    const result = await work(w);
+    await w.finish();
+    return result;
+  });
+}
+
+/** Called by a create inside its write, once, with the id of the record the request made (Idempotency-Key). */
+export type OnCreated = (trx: Knex.Transaction, id: number) => Promise<void>;

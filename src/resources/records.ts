@@ -1,0 +1,131 @@
+/**
+ * One way to read a record as a caller sees it: the wire shape of its own GET route, translated into the reader's
+ * language, with what it embeds. The handlers render their answers with it, the change feed and the webhooks read
+ * records through it, so a record reads the same wherever it is seen.
+ */
+import type { Language } from '../config';
+import type { Executor } from '../db/types';
+import type { Resource } from '../core/outbox';
+import { caller } from '../http/auth';
+import { type AppContext, context } from '../http/context';
+import { requestLanguage } from '../http/language';
+import type { RequestLike } from '../http/urls';
+import { canRead, type Caller } from '../users/roles';
+import { unlocked } from './events/access';
+import { loadRelations, toWireEvent } from './events/mapper';
+import { findEvent, type EventRow } from './events/repository';
+import { imagesByIds } from './images/images';
+import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './linked/kinds';
+import { renderContext } from './posts/mapper';
+import { toWireTerm } from './terms/mapper';
+import { findTerm, type TermRow } from './terms/repository';
+import { CATEGORIES, TAGS, type TaxonomyInfo } from './terms/taxonomies';
+import { translatePosts, translateTerms } from './translations';
+
+/** Who reads, in which language, through which request (its host makes the URLs), on which connection. */
+export interface Reader {
+  req: RequestLike;
+  db: Executor;
+  caller: Caller | undefined;
+  language: Language;
+}
+
+/** How an event is shown: as a single read (with `json_ld`), and with its protected fields blanked. */
+export interface EventView {
+  single?: boolean;
+  blanked?: boolean;
+}
+
+/** Events in the wire shape; `view` is the same for all, or given per row. */
+export async function renderEvents(
+  { req, db, language }: Reader,
+  rows: EventRow[],
+  view: EventView | ((row: EventRow) => EventView) = {},
+): Promise<object[]> {
+  const translated = await translatePosts(db, rows, language);
+  const relations = await loadRelations(db, translated, language);
+  const ctx = renderContext(req);
+  const viewOf = typeof view === 'function' ? view : () => view;
+  return translated.map((row, i) => toWireEvent(ctx, row, relations, viewOf(rows[i])));
+}
+
+/** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */
+export async function renderLinked(
+  { req, db, language }: Reader,
+  kind: LinkedKind,
+  rows: LinkedRow[],
+  withJsonLd: boolean,
+): Promise<object[]> {
+  const translated = await translatePosts(db, rows, language);
+  const images = await imagesByIds(
+    db,
+    translated.flatMap((row) => (row.image_id === null ? [] : [row.image_id])),
+  );
+  const ctx = renderContext(req);
+  return translated.map((row) => kind.toWire(ctx, row, images, withJsonLd));
+}
+
+/** Categories or tags in the wire shape. */
+export async function renderTerms({ req, db, language }: Reader, info: TaxonomyInfo, rows: TermRow[]) {
+  return (await translateTerms(db, rows, language)).map((row) => toWireTerm(req, info, row));
+}
+
+const owned = (row: { author_id: number | null; status: string }) => ({ authorId: row.author_id, status: row.status });
+
+/** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
+export async function readRecord(reader: Reader, resource: Resource, id: number): Promise<object | undefined> {
+  if (resource === 'event') return readEvent(reader, id);
+  if (resource === 'venue' || resource === 'organizer') {
+    return readLinked(reader, resource === 'venue' ? VENUES : ORGANIZERS, id);
+  }
+  return readTerm(reader, resource === 'category' ? CATEGORIES : TAGS, id);
+}
+
+async function readEvent(reader: Reader, id: number): Promise<object | undefined> {
+  const row = await findEvent(reader.db, id);
+  if (!row || row.status === 'trash' || !canRead(reader.caller, 'events', owned(row))) return undefined;
+  // a password-protected event reads as the lists show it: protected fields blanked unless the caller may edit it
+  const [event] = await renderEvents(reader, [row], {
+    single: true,
+    blanked: !unlocked(row, reader.caller, undefined),
+  });
+  return event;
+}
+
+async function readLinked(reader: Reader, kind: LinkedKind, id: number): Promise<object | undefined> {
+  const row = (await kind.load(reader.db, [id])).get(id);
+  if (!row || row.type !== kind.type || row.status === 'trash' || !canRead(reader.caller, kind.plural, owned(row))) {
+    return undefined;
+  }
+  return (await renderLinked(reader, kind, [row], true))[0];
+}
+
+async function readTerm(reader: Reader, info: TaxonomyInfo, id: number): Promise<object | undefined> {
+  const row = await findTerm(reader.db, info.taxonomy, id);
+  return row && (await renderTerms(reader, info, [row]))[0];
+}
+
+/**
+ * What URL building needs when no request is at hand (webhook deliveries): the public site (PUBLIC_URL, else the
+ * listening address) stands for the caller's host.
+ */
+export function offlineRequest(context: AppContext): RequestLike {
+  const { config } = context;
+  const site = new URL(
+    config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
+  );
+  return {
+    protocol: site.protocol.replace(/:$/, ''),
+    host: site.host,
+    get: () => undefined,
+    app: { locals: { context } },
+    originalUrl: '/',
+    res: undefined,
+    query: {},
+  } as unknown as RequestLike;
+}
+
+/** The reader of a request: its caller and language, on the service's database (or the transaction given). */
+export function readerOf(req: RequestLike, db: Executor = context(req).db): Reader {
+  return { req, db, caller: caller(req), language: requestLanguage(req) };
+}
