@@ -3,7 +3,7 @@
  * the repository, and every citation of docs/compatibility.md sections and docs/decisions.md records resolves.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -15,10 +15,12 @@ function trackedFiles(): string[] {
   return files.filter(
     (file) =>
       file !== '' &&
+      file !== 'node_modules' &&
       !file.startsWith('node_modules/') &&
       !file.startsWith('generated/') &&
       file !== 'package-lock.json' &&
       existsSync(join(ROOT, file)) &&
+      lstatSync(join(ROOT, file)).isFile() &&
       !read(file).includes('\0'),
   );
 }
