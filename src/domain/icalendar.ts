@@ -1,7 +1,7 @@
 /**
- * The iCalendar text codec (RFC 5545), pure: CRLF line ends, lines folded at 75 octets without splitting a UTF-8
- * character, TEXT values escaped and parameter values quoted so that no field can start a line or a property, the
- * DATE-TIME value forms, TZIDs.
+ * The iCalendar text codec (RFC 5545), pure, shared by the feed and the import: CRLF line ends, lines folded at 75
+ * octets without splitting a UTF-8 character (and unfolded again), TEXT values escaped (and unescaped) and parameter
+ * values quoted so that no field can start a line or a property, content lines, the DATE-TIME value forms, TZIDs.
  */
 import { DateTime } from 'luxon';
 
@@ -31,6 +31,28 @@ export function fold(line: string): string {
   return parts.join(`${CRLF} `);
 }
 
+/** Unfolds the text into content lines, keeping the line each starts on (a byte order mark and empty lines dropped). */
+export function unfold(text: string): Array<{ text: string; line: number }> {
+  const unfolded: Array<{ text: string; line: number }> = [];
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\n|\r/)
+    .forEach((raw, i) => {
+      if ((raw.startsWith(' ') || raw.startsWith('\t')) && unfolded.length)
+        unfolded[unfolded.length - 1].text += raw.slice(1);
+      else if (raw !== '') unfolded.push({ text: raw, line: i + 1 });
+    });
+  return unfolded;
+}
+
+/** Content lines: a name, parameters (quoted values may hold `:`), a colon. */
+const CONTENT_LINE = /^[A-Za-z0-9-]+(;[A-Za-z0-9-]+=("[^"]*"|[^";:,]*)(,("[^"]*"|[^";:,]*))*)*:/;
+
+/** Whether an (unfolded) line has the form of a content line: `NAME;PARAMS:VALUE`. */
+export function isContentLine(line: string): boolean {
+  return CONTENT_LINE.test(line);
+}
+
 // ---- values ----
 
 /** Characters no value may carry: controls other than TAB (line breaks are escaped before this). */
@@ -44,6 +66,11 @@ export function text(value: string): string {
     .replace(/[\\;,]/g, (c) => `\\${c}`)
     .replace(/\n/g, '\\n')
     .replace(CONTROLS, '');
+}
+
+/** The TEXT escapes undone (backslash, semicolon, comma, `\n`): the reverse of `text`. */
+export function unescapeText(value: string): string {
+  return value.replace(/\\([\\;,nN])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
 }
 
 /** A parameter value: quoted when it needs to be; double quotes (which cannot be escaped) become single ones. */
