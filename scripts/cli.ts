@@ -14,7 +14,7 @@
  *                                      copies a plugin site (categories, tags, venues, organizers, events)
  *   backup --to FILE                   a consistent copy while the service serves (SQLite: the database file,
  *                                      integrity-checked; PostgreSQL: the portable dump)
- *   export --to FILE                   the portable dump (versioned JSON Lines, src/ops/dump.ts) of every table
+ *   export --to FILE                   the portable dump (versioned JSON Lines, src/ops/dump/) of every table
  *   import-dump --from FILE            loads a dump into an empty database of either engine, then verifies it
  * A progress bar goes to stderr on a terminal. URLs on private, loopback or link-local addresses are refused
  * unless --allow-private is given.

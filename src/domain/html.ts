@@ -82,3 +82,36 @@ export function autop(text: string): string {
 export function sanitizeText(text: string): string {
   return sanitize(text, { allowedTags: [], allowedAttributes: {} }).trim();
 }
+
+/** Plain text from stored HTML: block ends and `<br>` as line breaks, tags dropped, entities decoded. */
+export function htmlToText(html: string): string {
+  const withBreaks = html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|li|h[1-6]|blockquote|tr)>/gi, '\n');
+  const bare = withBreaks.replace(/<[^>]*>/g, '');
+  return decodeEntities(bare)
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  '#39': "'",
+};
+
+function decodeEntities(value: string): string {
+  return value.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {
+    const lower = name.toLowerCase();
+    if (lower.startsWith('#x')) return safeChar(parseInt(lower.slice(2), 16)) ?? whole;
+    if (lower.startsWith('#')) return safeChar(parseInt(lower.slice(1), 10)) ?? whole;
+    return ENTITIES[lower] ?? whole;
+  });
+}
+
+function safeChar(code: number): string | undefined {
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}

@@ -1,6 +1,8 @@
 /** The pure parts of the iCalendar feed and the import fetcher: folding, escaping, time zones, address checks. */
 import { DateTime } from 'luxon';
-import { fold, htmlToText, paramValue, text, vtimezone } from '../../src/feeds/ical/render';
+import { fold, paramValue, text } from '../../src/domain/icalendar';
+import { htmlToText } from '../../src/domain/html';
+import { vtimezone } from '../../src/feeds/ical/vtimezone';
 import { isPrivateAddress } from '../../src/imports/source';
 import { readCalendar, resolveZone } from '../../src/imports/ics';
 

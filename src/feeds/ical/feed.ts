@@ -9,7 +9,8 @@ import type { EventRelations } from '../../resources/events/mapper';
 import type { EventListQuery } from '../../resources/events/list';
 import type { EventRow } from '../../resources/events/repository';
 import type { VenueRow } from '../../resources/venues/repository';
-import { renderCalendar, type CalendarEvent } from './render';
+import { renderCalendar } from './render';
+import type { CalendarEvent } from './vevent';
 
 /** How often calendar apps should fetch the feed again. */
 const REFRESH_MINUTES = 60;
