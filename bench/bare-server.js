@@ -1,6 +1,6 @@
 // The baseline: stock Express 5 as its documentation writes a route (express(), app.get, app.listen, nothing tuned),
 // answering a fixed JSON object.
-'use strict';
+
 const express = require('express');
 
 const app = express();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knex from 'knex';
 import { createDb } from '../src/db/knex';
-import { type Db } from '../src/db/types';
+import type { Db } from '../src/db/types';
 import { migrate } from '../src/db/migrate';
 import { exportToFile } from '../src/ops/backup';
 import { importDump } from '../src/ops/dump';

@@ -1,5 +1,5 @@
 // The ceiling of one Node process: bare node:http answering the same fixed JSON object as the stock Express route.
-'use strict';
+
 const http = require('node:http');
 
 const body = JSON.stringify({ id: 1, title: 'A fixed object', status: 'publish', start_date: '2030-01-01 10:00:00' });

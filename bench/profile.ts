@@ -1,8 +1,8 @@
 /**
- * `[IDS=1,2,3] npx tsx bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]` (`{n}` in PATH: one of IDS): runs the built server (`npm run build`
- * first) under `node --cpu-prof` on an existing database (a seeded bench database, say), loads PATH with autocannon,
- * stops the server and prints where the CPU time went: the top functions by self time and the time per package.
- * The profile itself stays in bench/results/profiles/ (open it in Chrome DevTools).
+ * `[IDS=1,2,3] npx tsx bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]` (`{n}` in PATH: one of IDS): runs
+ * the built server (`npm run build` first) under `node --cpu-prof` on an existing database (a seeded bench database,
+ * say), loads PATH with autocannon, stops the server and prints where the CPU time went: the top functions by self time
+ * and the time per package. The profile itself stays in bench/results/profiles/ (open it in Chrome DevTools).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 import { createDb } from '../src/db/knex';
-import { type Db } from '../src/db/types';
+import type { Db } from '../src/db/types';
 import { loadConfig } from '../src/config';
 import { eventFilters } from '../src/resources/events/list';
 import { listEvents } from '../src/resources/events/repository';

@@ -1,5 +1,5 @@
 /**
- * Operator commands (DECISIONS.md):
+ * Operator commands (docs/decisions.md D5):
  *   user create --login L --role R     prints {"id","login","role","password"} with a generated password
  *   user list                          prints one JSON line per user (no password hashes)
  *   user reset-password --login L      prints {"id","login","role","password"} with a new generated password
@@ -232,7 +232,7 @@ function rowCounts(tables: Record<string, TableSummary>): Record<string, number>
 }
 
 function print(value: object): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {

@@ -33,11 +33,11 @@ async function build(outDir: string): Promise<void> {
   const bundle = path.join(outDir, 'openapi.json');
   redocly('bundle', 'openapi/openapi.yaml', '--ext', 'json', '--output', bundle);
   const document = JSON.parse(fs.readFileSync(bundle, 'utf8'));
-  fs.writeFileSync(bundle, JSON.stringify(document, null, 2) + '\n');
+  fs.writeFileSync(bundle, `${JSON.stringify(document, null, 2)}\n`);
   for (const language of LANGUAGES.filter((lang) => lang !== 'en')) {
     fs.writeFileSync(
       path.join(outDir, `openapi.${language}.json`),
-      JSON.stringify(localise(document, language), null, 2) + '\n',
+      `${JSON.stringify(localise(document, language), null, 2)}\n`,
     );
   }
   const ast = await openapiTS(pathToFileURL(bundle), { alphabetize: false });

@@ -15,16 +15,19 @@ export const I18N_DIR = path.resolve(__dirname, '..', 'openapi', 'i18n');
 
 type Json = unknown;
 
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every translatable text of the document by JSON pointer, in document order. */
 export function translatableTexts(doc: Json): Map<string, string> {
   const texts = new Map<string, string>();
   const walk = (node: Json, pointer: string) => {
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${pointer}/${i}`));
+    if (Array.isArray(node))
+      node.forEach((item, i) => {
+        walk(item, `${pointer}/${i}`);
+      });
     else if (node && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
-        const here = `${pointer}/${escape(key)}`;
+        const here = `${pointer}/${escapePointer(key)}`;
         const isText =
           (key === 'summary' || key === 'description' || here === '/info/title') && typeof value === 'string';
         // `examples` hold sample data, not prose

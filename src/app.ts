@@ -1,7 +1,7 @@
 /**
  * Composes the HTTP application: no I/O at import, everything it needs comes in through `AppContext`.
  * Order of a namespace request: log → parse body → authenticate → authorise (coarse capability) → validate against
- * the spec → handler → error mapper (DECISIONS.md: authenticate and authorise first, then validate).
+ * the spec → handler → error mapper (docs/decisions.md D6: authenticate and authorise first, then validate).
  */
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';

@@ -1,4 +1,4 @@
-/** Configuration from the environment (DECISIONS.md, "Running the service"). Parsed once, validated, frozen. */
+/** Configuration from the environment (docs/decisions.md D2). Parsed once, validated, frozen. */
 import { DateTime } from 'luxon';
 
 export const NAMESPACE = 'calendar/events/v1';

@@ -5,7 +5,7 @@ import path from 'node:path';
 function findRoot(dir: string): string {
   if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
   const parent = path.dirname(dir);
-  if (parent === dir) throw new Error('package.json not found above ' + __dirname);
+  if (parent === dir) throw new Error(`package.json not found above ${__dirname}`);
   return findRoot(parent);
 }
 

@@ -30,7 +30,8 @@ export async function listTables(db: Executor): Promise<TableInfo[]> {
 async function sqliteTables(db: Executor): Promise<TableInfo[]> {
   // ordinary tables only: virtual tables (FTS5 indexes) and their shadow tables are derived, rebuilt by triggers
   const rows = (await db.raw(`select l.name, m.sql from pragma_table_list l join sqlite_master m on m.name = l.name
-    where l.schema = 'main' and l.type = 'table' and l.name not like 'sqlite\\_%' escape '\\' order by l.name`)) as Array<{
+    where l.schema = 'main' and l.type = 'table' and l.name not like 'sqlite\\_%' escape '\\'
+    order by l.name`)) as Array<{
     name: string;
     sql: string;
   }>;

@@ -1,4 +1,6 @@
-/** Venue coordinates in a bounding box, by each engine's index (migration 005): R*Tree on SQLite, btree on PostgreSQL. */
+/**
+ * Venue coordinates in a bounding box, by each engine's index (migration 005): R*Tree on SQLite, btree on PostgreSQL.
+ */
 import type { Knex } from 'knex';
 import type { Executor } from './types';
 import { isPostgres } from './dialect';

@@ -44,7 +44,7 @@ async function drain(db: Knex, queue: Queued[]): Promise<void> {
     while (queue.length) {
       const group = queue.splice(0, MAX_GROUP);
       const outcomes = await commitGroup(db, group);
-      group.forEach((item, i) => settle(item, outcomes[i]));
+      for (const [i, item] of group.entries()) settle(item, outcomes[i]);
       queue.unshift(...group.slice(outcomes.length)); // not run: behind a failure
     }
   } finally {

@@ -44,13 +44,13 @@ export function statement<A extends Arg[]>(build: (db: Executor, ...args: A) => 
       const key = `${postgres ? 'pg' : 'sqlite'}|${args.map((a) => (Array.isArray(a) ? a.length : '')).join(',')}`;
       let compiled = shapes.get(key);
       if (!compiled) shapes.set(key, (compiled = compile(db, build, args)));
-      const values = compiled.slots.map((slot) => ('value' in slot ? slot.value : valueOf(args, slot)));
+      const values = compiled.slots.map((slot) => ('value' in slot ? slot.value : slotValue(args, slot)));
       return (postgres ? runPostgres(db, compiled, values) : runSqlite(db, compiled, values)) as Promise<R[]>;
     },
   };
 }
 
-function valueOf(args: Arg[], { arg, index }: { arg: number; index?: number }): Scalar {
+function slotValue(args: Arg[], { arg, index }: { arg: number; index?: number }): Scalar {
   const value = args[arg];
   return index === undefined ? (value as Scalar) : (value as readonly Scalar[])[index];
 }

@@ -1,4 +1,4 @@
-/** Event cost as the plugin stores and shows it (tec-compat §1.3, §4.1). */
+/** Event cost as the plugin stores and shows it (docs/compatibility.md §1.3, §4.1). */
 import { makeSlug } from './slugs';
 
 export interface CostDetails {
@@ -23,7 +23,7 @@ const SYMBOL = /^\S{1,4}$/u;
  * point, so '$1,000' would cost 1.)
  */
 function normalise(number: string): string {
-  const [, whole, decimals] = /^(.*?)(?:[.,](\d{1,2}))?$/.exec(number)!;
+  const [, whole, decimals] = /^(.*?)(?:[.,](\d{1,2}))?$/.exec(number) as RegExpExecArray; // matches any text
   const integer = whole.replace(/[.,]/g, '').replace(/^0+(?=\d)/, '');
   return decimals === undefined ? integer : `${integer}.${decimals}`;
 }

@@ -1,6 +1,6 @@
 /**
- * Dates as the plugin reads and writes them (tec-compat §1.2, §1.3, §4.3, §5.1, §7.2): input parsed like PHP's
- * `strtotime` (locutus), zones, offsets and DST through luxon. Stored zones are IANA names or `UTC±h[:mm]`.
+ * Dates as the plugin reads and writes them (docs/compatibility.md §1.2, §1.3, §4.3, §5.1, §7.2): input parsed like
+ * PHP's `strtotime` (locutus), zones, offsets and DST through luxon. Stored zones are IANA names or `UTC±h[:mm]`.
  */
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { strtotime } from 'locutus/php/datetime/strtotime';
@@ -153,7 +153,7 @@ export function parseDateInput(input: string | number, zone: string, now: Date =
   const z = zoneOf(zone);
   const text = String(input).trim();
   if (typeof input === 'number' || /^-?\d+$/.test(text)) {
-    // Unix timestamps are instants (DECISIONS: the plugin reads them as UTC wall-clock times, we do not)
+    // Unix timestamps are instants (docs/decisions.md D14: the plugin reads them as UTC wall-clock times, we do not)
     const seconds = Math.floor(Number(input));
     const dt = Number.isFinite(seconds) ? DateTime.fromSeconds(seconds, { zone: z }) : undefined;
     return dt?.isValid ? dt : undefined;

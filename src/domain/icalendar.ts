@@ -56,7 +56,7 @@ export function isContentLine(line: string): boolean {
 // ---- values ----
 
 /** Characters no value may carry: controls other than TAB (line breaks are escaped before this). */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it removes
 const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f]/g;
 
 /** A TEXT value: backslash, semicolon, comma and line breaks escaped; other controls dropped. */

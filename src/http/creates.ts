@@ -1,10 +1,3 @@
-/**
- * What the five creates share (events, venues, organizers, categories, tags): how they answer (201, `Location` for
- * terms, the record as a create renders it) and the hook their service calls inside the create's transaction with the id it
- * made, which `claimCreated` (http/idempotency.ts) writes onto the request's `Idempotency-Key` claim. A replay whose
- * stored answer was lost renders the record again with the same renderer, so both answers have one shape.
- */
-import type { Knex } from 'knex';
 import type { Response } from 'express';
 import type { OperationId, TypedRequest } from './handler';
 import { ApiError } from '../core/errors';
@@ -29,7 +22,7 @@ export type CreatedRenderers = Record<CreatedType, RenderCreated>;
 
 /**
  * The collections whose creates answer `Location`: categories and tags, as WordPress does for terms; events, venues
- * and organizers send none, as the plugin (tec-compat §7.1).
+ * and organizers send none, as the plugin (docs/compatibility.md §7.1).
  */
 const LOCATED: Partial<Record<CreatedType, string>> = { category: 'categories', tag: 'tags' };
 

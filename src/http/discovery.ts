@@ -1,6 +1,6 @@
 /**
  * The informational routes, all derived from the spec: the namespace index (WordPress's route catalogue,
- * tec-compat §6.1), `/doc` (the spec itself), and the service root `{base_url}/` with the discovery headers.
+ * docs/compatibility.md §6.1), `/doc` (the spec itself), and the service root `{base_url}/` with the discovery headers.
  */
 import type { RequestHandler } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';

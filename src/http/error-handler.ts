@@ -1,5 +1,5 @@
 /**
- * Errors in the WordPress REST shape `{code, message, data: {status, …}}` (tec-compat.md §2). Code throws an
+ * Errors in the WordPress REST shape `{code, message, data: {status, …}}` (docs/compatibility.md §2). Code throws an
  * `ApiError` (core/errors.ts); `errorHandler` is the one place that turns anything thrown (ours, the validator's,
  * the body parser's) into that shape, in the request's language.
  */

@@ -6,11 +6,11 @@
  *
  * How: the key is claimed (a row without an answer, with a random `claim` token) in a short transaction before the
  * create runs. The create's own transaction writes onto its claim which record it made (`claimCreated`: resource,
- * id, status 201, the Location it answers), so the claim and the record commit together; the answer's body is added after the
- * commit, before it is sent. A repeat finds the stored body, or, when the process stopped between the commit and
- * that write, only the record: it renders that record anew with the create's own renderer (http/creates.ts). A claim
- * with a recorded record is never abandoned; one without (its node died before the create committed) is taken over
- * once it is older than twice the request timeout, and the create that held it, should it still commit, finds its
+ * id, status 201, the Location it answers), so the claim and the record commit together; the answer's body is added
+ * after the commit, before it is sent. A repeat finds the stored body, or, when the process stopped between the commit
+ * and that write, only the record: it renders that record anew with the create's own renderer (http/creates.ts). A
+ * claim with a recorded record is never abandoned; one without (its node died before the create committed) is taken
+ * over once it is older than twice the request timeout, and the create that held it, should it still commit, finds its
  * token gone and rolls back (409). Only successful creates are remembered: a refused one releases its claim, so the
  * caller may correct the body and retry with the same key. Cost: one header read for creates without a key.
  */

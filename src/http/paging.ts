@@ -66,7 +66,7 @@ export function sendList<T>(
 
 /**
  * The collection URL with every declared query parameter the caller sent (as validated), `page` and the effective
- * `per_page`, percent-encoded, in the spec's parameter order (DECISIONS.md: echo every filter).
+ * `per_page`, percent-encoded, in the spec's parameter order (docs/decisions.md D11: echo every filter).
  */
 function pageUrl(req: RequestLike, path: string, page: number, perPage: number): string {
   const operation = req.res?.locals.operation as Operation;

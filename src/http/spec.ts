@@ -18,7 +18,7 @@ export interface Operation {
   path: string;
   /** The same for Express, e.g. `/events/:id`. */
   expressPath: string;
-  /** Checked before validation (DECISIONS.md: authenticate, authorise, then validate). */
+  /** Checked before validation (docs/decisions.md D6: authenticate, authorise, then validate). */
   capability?: Capability;
   definition: OpenAPIV3_1.OperationObject;
   /** Path-item and operation parameters, resolved. */

@@ -6,7 +6,7 @@ import {
   RateLimiterPostgres,
   RateLimiterSQLite,
   type RateLimiterAbstract,
-  RateLimiterRes,
+  type RateLimiterRes,
 } from 'rate-limiter-flexible';
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';

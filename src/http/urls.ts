@@ -19,7 +19,7 @@ export function restRoot(req: RequestLike): string {
   return `${baseUrl(req)}/${NAMESPACE}`;
 }
 
-/** PUBLIC_URL, defaulting to `{base_url}` (DECISIONS.md). */
+/** PUBLIC_URL, defaulting to `{base_url}` (docs/decisions.md D2). */
 export function publicUrl(req: RequestLike): string {
   return context(req).config.publicUrl ?? baseUrl(req);
 }

@@ -46,7 +46,7 @@ export function translateValidatorError(err: unknown): ApiError | undefined {
 }
 
 function fromItems(items: ValidatorItem[]): ApiError {
-  // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (tec-compat §1.1)
+  // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (docs/compatibility.md §1.1)
   if (items.some((item) => item.path?.startsWith('/params/'))) return new ApiError(404, 'rest_no_route', 'no_route');
   // only a top-level field is a missing parameter; a required key inside a value makes the parameter invalid
   const missing = items

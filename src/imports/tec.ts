@@ -95,7 +95,8 @@ type Get = (
 function reader(base: string, options: TecImportOptions): Get {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.credentials) {
-    headers.Authorization = `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`).toString('base64')}`;
+    const { user, password } = options.credentials;
+    headers.Authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   }
   return async (path, query) => {
     const url = new URL(`${base}/${path}`);
@@ -121,7 +122,8 @@ async function assertTecApi(get: Get, base: string): Promise<void> {
   const hasEvents = routes && Object.keys(routes).some((route) => /\/events$/.test(route));
   if (index.status !== 200 || !hasEvents || !/events\/v1$/.test(namespace)) {
     throw new NotTecError(
-      `${redacted(base)} is not the REST API of The Events Calendar (expected a namespace index like /wp-json/tribe/events/v1)`,
+      `${redacted(base)} is not the REST API of The Events Calendar ` +
+        '(expected a namespace index like /wp-json/tribe/events/v1)',
     );
   }
 }
@@ -271,10 +273,9 @@ async function copyLinked(ctx: Ctx, kind: LinkedKind, item: Record_): Promise<Ou
     async (trx, id) => (await posts.existingIds(trx, kind.type, [id])).size > 0,
     async (trx, localId) => {
       const services = { db: asDb(trx), config: ctx.config };
-      const id =
-        localId === undefined
-          ? await createLinked(services, kind, writerOf(ctx), body)
-          : (await updateLinked(services, kind, writerOf(ctx), await linkedById(trx, kind, localId), body), localId);
+      let id = localId;
+      if (id === undefined) id = await createLinked(services, kind, writerOf(ctx), body);
+      else await updateLinked(services, kind, writerOf(ctx), await linkedById(trx, kind, id), body);
       await keepSlug(trx, kind.type, id, String(item.slug ?? ''));
       return id;
     },
@@ -331,7 +332,8 @@ async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
     categories: ids('categories', item.categories),
     tags: ids('tags', item.tags),
   } as EventWrite;
-  if (item.website && item.website !== item.url) body.website = String(item.website); // the plugin shows the page URL when unset
+  // the plugin shows the page URL when unset
+  if (item.website && item.website !== item.url) body.website = String(item.website);
   const image = imageUrl(item.image);
   if (image) body.image = image;
   return upsert(

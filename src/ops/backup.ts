@@ -45,7 +45,8 @@ export async function backupSqlite(source: string, file: string): Promise<{ page
       const orphans = (copy.pragma('foreign_key_check') as unknown[]).length;
       if (integrity !== 'ok' || orphans > 0)
         throw new Error(
-          `the backup copy failed its checks (integrity_check: ${String(integrity)}, foreign-key violations: ${orphans})`,
+          `the backup copy failed its checks (integrity_check: ${String(integrity)}, ` +
+            `foreign-key violations: ${orphans})`,
         );
     } finally {
       copy.close();

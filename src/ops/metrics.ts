@@ -54,9 +54,9 @@ function operationNamer(operations: Operation[], namespace: string, basePath: st
   const routes = operations.map((op) => ({
     method: op.method.toUpperCase(),
     pattern: new RegExp(
-      `^${escape(namespace)}${op.path
+      `^${escapeRegExp(namespace)}${op.path
         .split(/\{\w+\}/)
-        .map(escape)
+        .map(escapeRegExp)
         .join('[^/]+')}/?$`,
     ),
     operationId: op.operationId,
@@ -72,7 +72,7 @@ function operationNamer(operations: Operation[], namespace: string, basePath: st
   };
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const MAX_IN_FLIGHT = 10_000;
 

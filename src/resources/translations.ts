@@ -1,5 +1,5 @@
 /**
- * Multilingual text (DECISIONS.md, "Content languages"). A record's own columns hold its original language; other
+ * Multilingual text (docs/decisions.md D31). A record's own columns hold its original language; other
  * languages live in `post_translations` / `term_translations`. Reads overlay the requested language field by field,
  * one query per batch of records; writes in another language than the record's touch only that language.
  */

@@ -1,6 +1,6 @@
 /**
  * The search documents: one `search_docs` row per record and language, holding the normalised text of the fields
- * `search` looks in (tec-compat §5.1–5.3) in columns `f0`…`f9`. A record has a row for its original language
+ * `search` looks in (docs/compatibility.md §5.1–5.3) in columns `f0`…`f9`. A record has a row for its original language
  * (`is_original = 1`) and one for each language it has a translation in, whose fields fall back one by one to the
  * original text, as reads do. Rows are rebuilt from the records by `syncSearch`, in the writer's transaction; on
  * SQLite triggers keep the FTS5 index (`search_fts`) in step with the table.

@@ -58,7 +58,7 @@ export function indexedText(text: string | null | undefined): string {
   return normalised ? normalised + END_MARK : '';
 }
 
-/** How a resource's `search` is cut into fragments (tec-compat §5.1–5.3). */
+/** How a resource's `search` is cut into fragments (docs/compatibility.md §5.1–5.3). */
 export type FragmentRule = 'words' | 'fragments' | 'whole';
 
 /**

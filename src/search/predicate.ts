@@ -4,7 +4,7 @@
  * A search is cut into normalised fragments (`normalise.ts`); a record matches when its search document in the
  * requested language (else its original one) satisfies the resource's rule, as substrings:
  * - events and terms: every fragment in some field (AND of fragments, OR of fields);
- * - venues and organizers: some field holding every fragment (tec-compat §5.2).
+ * - venues and organizers: some field holding every fragment (docs/compatibility.md §5.2).
  *
  * The exact rule is `LIKE '%fragment%'` (wildcards escaped) on the normalised columns, the same SQL on both engines,
  * except where SQLite's FTS5 match already settles it. What finds the candidates differs:
@@ -128,12 +128,12 @@ function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: Sea
   if (RULES[kind].everyFragmentInOneField) {
     for (const column of columns)
       query.orWhere((all) => {
-        fragments.forEach((fragment) => contains(all, column, fragment));
+        for (const fragment of fragments) contains(all, column, fragment);
       });
   } else {
     for (const fragment of fragments)
       query.where((any) => {
-        columns.forEach((column) => any.orWhere((o) => contains(o, column, fragment)));
+        for (const column of columns) any.orWhere((o) => contains(o, column, fragment));
       });
   }
 }

@@ -41,7 +41,7 @@ export async function setPassword(db: Executor, id: number, password: string): P
     .update({ password_hash: await hashPassword(password) });
 }
 
-/** Creates the bootstrap administrator unless a user with that login exists (DECISIONS.md). */
+/** Creates the bootstrap administrator unless a user with that login exists (docs/decisions.md D5). */
 export async function ensureAdministrator(db: Executor, login: string, password: string): Promise<boolean> {
   if (await findUserByLogin(db, login)) return false;
   try {

@@ -1,6 +1,6 @@
 /**
- * The five WordPress roles and their capabilities (tec-compat.md §3.1). Events, venues and organizers each get the
- * same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
+ * The five WordPress roles and their capabilities (docs/compatibility.md §3.1). Events, venues and organizers each get
+ * the same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
  * goes through `can` (coarse, before validation) and the object rules below (per record, in the handlers).
  */
 import type { AppPasswordUse } from './app-passwords';

@@ -72,7 +72,7 @@ function expectedSummary(lang: string): string {
     throw new Error(
       `the ${lang} translation of the spec is missing: ${path.relative(PROJECT_ROOT, file)} does not exist`,
     );
-  const summary = (YAML.parse(fs.readFileSync(file, 'utf8')) ?? {})[SUMMARY_POINTER];
+  const summary = YAML.parse(fs.readFileSync(file, 'utf8'))?.[SUMMARY_POINTER];
   if (typeof summary !== 'string' || !summary.trim())
     throw new Error(`${path.relative(PROJECT_ROOT, file)} has no translation for ${SUMMARY_POINTER}`);
   if (!fs.existsSync(localisedSpec(lang))) {

@@ -148,6 +148,7 @@ export const INJECTIONS = [
   '..',
   '.',
   '~',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template injection probe, sent as text
   '${7*7}',
   '{{7*7}}',
   '#{7*7}',
@@ -416,7 +417,7 @@ const urlValue = fc.constantFrom(
   '//example.com',
   'https://',
   'http://localhost:8080/',
-  'https://a.b/' + 'p'.repeat(3000),
+  `https://a.b/${'p'.repeat(3000)}`,
   '',
   ' ',
   'not a url',
@@ -966,7 +967,9 @@ function queryHint(
   }
 }
 
-/** Text that breaks a parameter of this schema: wrong types, bounds, empty, long, awkward characters, malformed escapes. */
+/**
+ * Text that breaks a parameter of this schema: wrong types, bounds, empty, long, awkward characters, malformed escapes.
+ */
 function hostileQueryValue(schema: Schema): fc.Arbitrary<Piece> {
   const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as Array<string | undefined>;
   const numeric = types.includes('integer') || types.includes('number');
@@ -1165,7 +1168,7 @@ function pathPiece(param: Parameter, kind: RecordKind | undefined, hostileMode: 
         '9007199254740991',
         '9007199254740993',
         '99999999999999999999',
-        '1' + '0'.repeat(400),
+        `1${'0'.repeat(400)}`,
         '-1',
         '00001',
         '-0',
@@ -1315,7 +1318,7 @@ const MALFORMED_JSON = [
   '   ',
   '{"title":"\\u0000"}',
   '{"title":"a","title":""}',
-  '{"title":"x"' + ' '.repeat(10000) + '}',
+  `{"title":"x"${' '.repeat(10000)}}`,
   '\x00\x01\x02',
   '<xml/>',
   'title=x&start_date=tomorrow',
@@ -1384,9 +1387,9 @@ function bodyArbitrary(op: Operation, ctx: GeneratorContext, hostileMode: boolea
           'a=1&a[b]=2',
           'title=x&title[]=y',
           '%zz=1',
-          'a[' + ']['.repeat(100) + ']=1',
+          `a[${']['.repeat(100)}]=1`,
           Array.from({ length: 1500 }, (_, i) => `k${i}=v`).join('&'),
-          'a' + '[a]'.repeat(40) + '=1',
+          `a${'[a]'.repeat(40)}=1`,
           '__proto__[x]=1&title=x',
           'title=%E0%A4%A&start_date=x',
         )

@@ -1,4 +1,7 @@
-/** Authentication and throttling through HTTP, on every engine (tec-compat §2.1, §3.1; DECISIONS.md). */
+/**
+ * Authentication and throttling through HTTP, on every engine (docs/compatibility.md §2.1, §3.1; docs/decisions.md D32,
+ * D6).
+ */
 import { createHash } from 'node:crypto';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';

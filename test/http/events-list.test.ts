@@ -1,6 +1,6 @@
 /**
  * `GET /events` through HTTP, on every engine: the default window, inclusive and strict dates, relative filters,
- * every other filter, visibility, passwords, the envelope and bad input (tec-compat §1.7, §3.3, §3.4, §5.1).
+ * every other filter, visibility, passwords, the envelope and bad input (docs/compatibility.md §1.7, §3.3, §3.4, §5.1).
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';

@@ -1,6 +1,6 @@
 /**
- * Event writes and single reads through HTTP, on every engine (tec-compat §1.2, §2.3, §3, §4.1–4.5, §4.8;
- * DECISIONS.md).
+ * Event writes and single reads through HTTP, on every engine (docs/compatibility.md §1.2, §2.3, §3, §4.1–4.5, §4.8;
+ * docs/decisions.md).
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';

@@ -1,5 +1,5 @@
 /**
- * Multilingual content through HTTP, on every engine (DECISIONS.md, "Content languages"): writes in a language set
+ * Multilingual content through HTTP, on every engine (docs/decisions.md D31): writes in a language set
  * that language's text only, reads fall back field by field to the original, search follows the language, and
  * every response says its language.
  */

@@ -1,6 +1,6 @@
 /**
  * Venues and organizers through HTTP, on every engine: the 24 operations, duplicate reuse, roles and statuses,
- * trash, lists, and linking them to events (tec-compat §1.5, §1.6, §2.3, §3, §4.6, §4.7, §5.2).
+ * trash, lists, and linking them to events (docs/compatibility.md §1.5, §1.6, §2.3, §3, §4.6, §4.7, §5.2).
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';

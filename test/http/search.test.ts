@@ -242,7 +242,7 @@ describe('search', () => {
         );
       expect(await ids('/venues', 'venues', 'chatelet')).toEqual([venue.id]);
       expect(await ids('/venues', 'venues', 'edouard colonne')).toEqual([venue.id]); // all fragments in one field
-      expect(await ids('/venues', 'venues', 'chatelet edouard')).toEqual([]); // in two fields: no (tec-compat §5.2)
+      expect(await ids('/venues', 'venues', 'chatelet edouard')).toEqual([]); // in two fields: no (docs/compatibility.md §5.2)
       expect(await ids('/organizers', 'organizers', 'LODZKI')).toEqual([organizer.id]);
       expect(await ids('/organizers', 'organizers', 'ldk.ex')).toEqual([organizer.id]);
       expect(await ids('/categories', 'categories', 'strassenfeste')).toEqual([category.id]);

@@ -1,6 +1,7 @@
 /**
  * Categories and tags through HTTP, on every engine: the 14 operations, every list parameter, role checks and bad
- * input (tec-compat §1.4b, §1.7, §2, §4.10, §5.3; DECISIONS.md). Shared behaviour runs for both taxonomies.
+ * input (docs/compatibility.md §1.4b, §1.7, §2, §4.10, §5.3; docs/decisions.md D15, D33). Shared behaviour runs for
+ * both taxonomies.
  */
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';

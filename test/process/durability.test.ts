@@ -39,7 +39,10 @@ interface AckedEvent {
   utc_start_date: string;
   utc_end_date: string;
   tag: string;
-  /** Every website value sent for this event, in order: the create's, then each PATCH's, with whether it was acknowledged. */
+  /**
+   * Every website value sent for this event, in order: the create's, then each PATCH's, with whether it was
+   * acknowledged.
+   */
   websites: Array<{ value: string; acked: boolean }>;
 }
 

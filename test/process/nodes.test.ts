@@ -58,7 +58,7 @@ if (ENGINES.includes('postgres')) {
         starting = ports.map((port, i) =>
           startServer(`${database.url}&application_name=${tag}-${i}`, port, ENV, { readyTimeoutMs: 120_000 }),
         );
-        starting.forEach((start) => start.catch(() => undefined)); // awaited below
+        for (const start of starting) start.catch(() => undefined); // awaited below
         for (const deadline = Date.now() + 60_000; Date.now() < deadline && waitingForMigrationLock < 2; ) {
           await new Promise((r) => setTimeout(r, 200));
           const { rows } = await holder.query(
@@ -511,7 +511,8 @@ if (ENGINES.includes('postgres')) {
     });
   });
 } else {
-  // without PostgreSQL in this run there is nothing to test here (CI sets REQUIRE_POSTGRES=1, which fails the run instead)
+  // without PostgreSQL in this run there is nothing to test here (CI sets REQUIRE_POSTGRES=1, which fails the run
+  // instead)
   it('runs on PostgreSQL only', () => {
     expect(process.env.REQUIRE_POSTGRES).not.toBe('1');
   });

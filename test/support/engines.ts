@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 import { createDb } from '../../src/db/knex';
-import { type Db } from '../../src/db/types';
+import type { Db } from '../../src/db/types';
 
 export type Engine = 'sqlite' | 'postgres';
 

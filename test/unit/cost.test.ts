@@ -1,4 +1,4 @@
-/** Event cost: what is stored for an input and what the wire shows (tec-compat §1.3, §4.1). */
+/** Event cost: what is stored for an input and what the wire shows (docs/compatibility.md §1.3, §4.1). */
 import { costOf, parseCost } from '../../src/domain/cost';
 
 /** Write then read: the wire `cost` and `cost_details` of an input. */

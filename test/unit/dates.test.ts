@@ -1,6 +1,6 @@
 /**
- * Date parsing and formatting (tec-compat §1.2, §1.3, §4.3, §5.1, §7.2). Results must not depend on the process time
- * zone: run this file under TZ=UTC, TZ=America/New_York and TZ=Asia/Kolkata.
+ * Date parsing and formatting (docs/compatibility.md §1.2, §1.3, §4.3, §5.1, §7.2). Results must not depend on the
+ * process time zone: run this file under TZ=UTC, TZ=America/New_York and TZ=Asia/Kolkata.
  */
 import { DateTime } from 'luxon';
 import {

@@ -1,4 +1,4 @@
-/** The capability table of tec-compat §3.1 and WordPress's object rules. */
+/** The capability table of docs/compatibility.md §3.1 and WordPress's object rules. */
 import { can, canChange, canRead, type Caller, type Role } from '../../src/users/roles';
 
 const user = (role: Role, id = 1): Caller => ({ id, login: role, role });

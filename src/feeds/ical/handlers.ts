@@ -1,10 +1,10 @@
 /**
  * The iCalendar routes (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical`) and the
- * `Accept: text/calendar` form of `GET /events` and `GET /events/{id}` (chosen in src/routes.ts): the same filters and read rules as the
- * JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out. ETag/304 and
- * Cache-Control come from `conditionalReads`, as for JSON.
+ * `Accept: text/calendar` form of `GET /events` and `GET /events/{id}` (chosen in src/routes.ts): the same filters and
+ * read rules as the JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out.
+ * ETag/304 and Cache-Control come from `conditionalReads`, as for JSON.
  */
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
@@ -46,7 +46,8 @@ async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventR
     row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language;
   const events = translated.map((row, i) => {
     const { recurrence, recurrenceId, coverUntilUtc } = items[i];
-    const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id; // overrides share the series' UID
+    // overrides share the series' UID
+    const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id;
     return {
       ...toCalendarEvent(ctx, row, relations),
       language: textLanguage(row, i),

@@ -58,6 +58,7 @@ export async function feedItems(db: Executor, rows: EventRow[], caller: Caller |
       members.map((m) => m.event_id),
     );
     const coverUntilUtc = [...times.values()].reduce(
+      // biome-ignore lint/complexity/useMathMinMax: the latest of UTC times as text, not numbers
       (last, t) => (t.end_utc > last ? t.end_utc : last),
       master.end_utc,
     );

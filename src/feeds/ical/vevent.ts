@@ -59,10 +59,10 @@ export function renderEvent(e: CalendarEvent): string[] {
   if (e.url) lines.push(`URL;VALUE=URI:${uri(e.url)}`);
   if (e.categories.length) lines.push(`CATEGORIES${lang}:${e.categories.map(text).join(',')}`);
   const [organizer] = e.organizers; // RFC 5545 allows one ORGANIZER; the others are contacts
-  if (organizer)
-    lines.push(
-      `ORGANIZER;CN=${paramValue(organizer.name)}:${uri(organizer.email ? `mailto:${organizer.email}` : organizer.url)}`,
-    );
+  if (organizer) {
+    const address = organizer.email ? `mailto:${organizer.email}` : organizer.url;
+    lines.push(`ORGANIZER;CN=${paramValue(organizer.name)}:${uri(address)}`);
+  }
   for (const other of e.organizers.slice(1))
     lines.push(`CONTACT${lang}:${text(other.email ? `${other.name} <${other.email}>` : other.name)}`);
   lines.push(`STATUS:${e.status}`, `CLASS:${e.private ? 'PRIVATE' : 'PUBLIC'}`, 'TRANSP:OPAQUE', 'END:VEVENT');

@@ -76,5 +76,6 @@ function transitions(offsetAt: (at: DateTime) => number, start: DateTime, end: D
 
 function offset(minutes: number): string {
   const abs = Math.abs(minutes);
-  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${minutes < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}${two(abs % 60)}`;
 }

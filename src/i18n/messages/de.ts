@@ -77,7 +77,8 @@ export const de: Catalogue = {
   ical_filter_from: 'ab',
   ical_filter_to: 'bis',
   recurrence_frequency:
-    'Die Regel braucht FREQ mit DAILY, WEEKLY, MONTHLY oder YEARLY (HOURLY, MINUTELY und SECONDLY werden nicht unterstützt).',
+    'Die Regel braucht FREQ mit DAILY, WEEKLY, MONTHLY oder YEARLY (HOURLY, MINUTELY und SECONDLY werden nicht ' +
+    'unterstützt).',
   recurrence_syntax: 'Die Regel ist keine Liste von NAME=WERT-Teilen: {value}',
   recurrence_part: '{part} ist kein unterstützter Regelteil.',
   recurrence_value: '{part} hat einen Wert, den die Regel nicht erlaubt: {value}',
@@ -90,7 +91,8 @@ export const de: Catalogue = {
     'Ein einzelner Termin kann die Regel der Serie nicht ändern: Verwende recurrence_scope following oder all.',
   cursor_invalid: 'Der Cursor ist ungültig: Verwende einen next_cursor dieses Dienstes.',
   cursor_expired:
-    'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab einem neuen Cursor.',
+    'Der Cursor ist älter, als der Änderungs-Feed aufbewahrt: Liste alles neu auf und folge dem Feed dann ab ' +
+    'einem neuen Cursor.',
   webhook_url_invalid: '{name} muss eine http- oder https-URL zu einem öffentlichen Host sein.',
   webhook_not_found: 'Kein Webhook mit dieser ID.',
   delivery_not_found: 'Keine Zustellung mit dieser ID für diesen Webhook.',

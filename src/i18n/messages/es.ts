@@ -85,7 +85,8 @@ export const es: Catalogue = {
     'Una repetición sola no puede cambiar la regla de la serie: usa recurrence_scope following o all.',
   cursor_invalid: 'El cursor no es válido: usa un next_cursor que haya dado este servicio.',
   cursor_expired:
-    'El cursor es más antiguo de lo que conserva el feed de cambios: vuelve a listar todo y sigue el feed desde un cursor nuevo.',
+    'El cursor es más antiguo de lo que conserva el feed de cambios: vuelve a listar todo y sigue el feed ' +
+    'desde un cursor nuevo.',
   webhook_url_invalid: '{name} debe ser una URL http o https a un host público.',
   webhook_not_found: 'No hay ningún webhook con este id.',
   delivery_not_found: 'No hay ninguna entrega con este id para este webhook.',

@@ -73,7 +73,8 @@ export const fr: Catalogue = {
   ical_filter_from: 'du',
   ical_filter_to: 'au',
   recurrence_frequency:
-    'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris en charge).',
+    'La règle exige FREQ parmi DAILY, WEEKLY, MONTHLY ou YEARLY (HOURLY, MINUTELY et SECONDLY ne sont pas pris ' +
+    'en charge).',
   recurrence_syntax: 'La règle n’est pas une liste de parties NOM=VALEUR : {value}',
   recurrence_part: '{part} n’est pas une partie de règle prise en charge.',
   recurrence_value: '{part} a une valeur que la règle n’autorise pas : {value}',
@@ -86,7 +87,8 @@ export const fr: Catalogue = {
     'Une occurrence seule ne peut pas modifier la règle de la série : utilisez recurrence_scope following ou all.',
   cursor_invalid: 'Le curseur n’est pas valide : utilisez un next_cursor fourni par ce service.',
   cursor_expired:
-    'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le flux depuis un nouveau curseur.',
+    'Le curseur est plus ancien que ce que le flux de modifications conserve : relistez tout, puis suivez le ' +
+    'flux depuis un nouveau curseur.',
   webhook_url_invalid: '{name} doit être une URL http ou https vers un hôte public.',
   webhook_not_found: 'Aucun webhook avec cet identifiant.',
   delivery_not_found: 'Aucune livraison avec cet identifiant pour ce webhook.',

@@ -84,7 +84,8 @@ export const it: Catalogue = {
     'Una sola ricorrenza non può cambiare la regola della serie: usa recurrence_scope following o all.',
   cursor_invalid: 'Il cursore non è valido: usa un next_cursor fornito da questo servizio.',
   cursor_expired:
-    'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il feed da un nuovo cursore.',
+    'Il cursore è più vecchio di quanto il feed delle modifiche conserva: elenca di nuovo tutto, poi segui il ' +
+    'feed da un nuovo cursore.',
   webhook_url_invalid: '{name} deve essere un URL http o https verso un host pubblico.',
   webhook_not_found: 'Nessun webhook con questo id.',
   delivery_not_found: 'Nessuna consegna con questo id per questo webhook.',

@@ -32,13 +32,15 @@ export const nl: Catalogue = {
   term_slug_exists: 'De slug ‘{slug}’ wordt al gebruikt door een andere term.',
   term_parent_invalid: 'Hoofdterm bestaat niet.',
   term_parent_cycle:
-    'Een categorie kan niet haar eigen hoofdcategorie zijn, en ook niet de hoofdcategorie van een van haar bovenliggende categorieën.',
+    'Een categorie kan niet haar eigen hoofdcategorie zijn, en ook niet de hoofdcategorie van een van haar ' +
+    'bovenliggende categorieën.',
   term_not_hierarchical: 'Kan geen hoofdterm instellen: de taxonomie is niet hiërarchisch.',
   term_name_empty: 'Een naam is vereist voor deze term.',
   event_invalid_id: 'Ongeldig evenement-ID.',
   archive_page_not_found: 'De opgevraagde pagina is niet gevonden.',
   image_invalid:
-    'De afbeelding moet het ID van een afbeelding zijn of een http(s) URL van een afbeeldingsbestand op een openbare host.',
+    'De afbeelding moet het ID van een afbeelding zijn of een http(s) URL van een afbeeldingsbestand op een ' +
+    'openbare host.',
   image_upload_forbidden: 'Sorry, je hebt geen toestemming om afbeeldingen via een URL toe te voegen.',
   status_invalid: 'Deze status mag je niet opvragen.',
   event_not_found: 'Evenement met ID {id} niet gevonden.',
@@ -74,7 +76,8 @@ export const nl: Catalogue = {
   ical_filter_from: 'vanaf',
   ical_filter_to: 'tot',
   recurrence_frequency:
-    'De regel heeft FREQ nodig: DAILY, WEEKLY, MONTHLY of YEARLY (HOURLY, MINUTELY en SECONDLY worden niet ondersteund).',
+    'De regel heeft FREQ nodig: DAILY, WEEKLY, MONTHLY of YEARLY (HOURLY, MINUTELY en SECONDLY worden niet ' +
+    'ondersteund).',
   recurrence_syntax: 'De regel is geen lijst van NAAM=WAARDE-delen: {value}',
   recurrence_part: '{part} is geen ondersteund deel van een regel.',
   recurrence_value: '{part} heeft een waarde die de regel niet toestaat: {value}',
@@ -87,7 +90,8 @@ export const nl: Catalogue = {
     'Eén herhaling alleen kan de regel van de reeks niet wijzigen: gebruik recurrence_scope following of all.',
   cursor_invalid: 'De cursor is ongeldig: gebruik een next_cursor van deze dienst.',
   cursor_expired:
-    'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een nieuwe cursor.',
+    'De cursor is ouder dan de wijzigingsfeed bewaart: haal alles opnieuw op en volg de feed daarna vanaf een ' +
+    'nieuwe cursor.',
   webhook_url_invalid: '{name} moet een http- of https-URL naar een openbare host zijn.',
   webhook_not_found: 'Geen webhook met deze id.',
   delivery_not_found: 'Geen aflevering met deze id voor deze webhook.',

@@ -89,7 +89,8 @@ export const pl: Catalogue = {
     'Pojedyncze wystąpienie nie może zmienić reguły serii: użyj recurrence_scope following lub all.',
   cursor_invalid: 'Kursor jest nieprawidłowy: użyj next_cursor zwróconego przez tę usługę.',
   cursor_expired:
-    'Kursor jest starszy, niż przechowuje strumień zmian: pobierz wszystko ponownie, a potem śledź strumień od nowego kursora.',
+    'Kursor jest starszy, niż przechowuje strumień zmian: pobierz wszystko ponownie, a potem śledź strumień od ' +
+    'nowego kursora.',
   webhook_url_invalid: '{name} musi być adresem URL http lub https do publicznego hosta.',
   webhook_not_found: 'Brak webhooka o tym identyfikatorze.',
   delivery_not_found: 'Brak dostarczenia o tym identyfikatorze dla tego webhooka.',

@@ -84,7 +84,8 @@ export const ptBr: Catalogue = {
     'Uma ocorrência sozinha não pode alterar a regra da série: use recurrence_scope following ou all.',
   cursor_invalid: 'O cursor não é válido: use um next_cursor fornecido por este serviço.',
   cursor_expired:
-    'O cursor é mais antigo do que o feed de alterações guarda: liste tudo novamente e depois siga o feed a partir de um novo cursor.',
+    'O cursor é mais antigo do que o feed de alterações guarda: liste tudo novamente e depois siga o feed a ' +
+    'partir de um novo cursor.',
   webhook_url_invalid: '{name} deve ser uma URL http ou https para um host público.',
   webhook_not_found: 'Nenhum webhook com este id.',
   delivery_not_found: 'Nenhuma entrega com este id para este webhook.',

@@ -20,7 +20,8 @@ export function eventWrite(
   if (!end && duration) end = { ...start, instant: start.instant.plus({ seconds: duration.toSeconds() }) };
   const body: EventWrite = { title: String(vevent.getFirstPropertyValue('summary') ?? '').trim() || '(untitled)' };
   if (start.allDay) {
-    const lastDay = end && end.instant > start.instant ? end.instant.minus({ days: 1 }) : start.instant; // DTEND is exclusive
+    // DTEND is exclusive
+    const lastDay = end && end.instant > start.instant ? end.instant.minus({ days: 1 }) : start.instant;
     Object.assign(body, {
       all_day: true,
       start_date: start.instant.toISODate(),

@@ -101,7 +101,7 @@ function secretsOf(context: AppContext, hook: repo.WebhookRow): string[] {
 }
 
 async function deliver(context: AppContext, d: repo.DeliveryRow & { webhook: repo.WebhookRow }): Promise<void> {
-  const { config, db } = context;
+  const { config } = context;
   const body = await payloadOf(context, d);
   const timestamp = Math.floor(now().getTime() / 1000);
   const headers = {
@@ -118,7 +118,9 @@ async function deliver(context: AppContext, d: repo.DeliveryRow & { webhook: rep
 
 const succeeded = (r: AttemptResult) => r.error === null && r.status !== null && r.status >= 200 && r.status < 300;
 
-/** Logs the attempt, then: done, another try later (the retry schedule), or given up; disables a hook failing too long. */
+/**
+ * Logs the attempt, then: done, another try later (the retry schedule), or given up; disables a hook failing too long.
+ */
 async function record(
   context: AppContext,
   d: repo.DeliveryRow & { webhook: repo.WebhookRow },

@@ -45,7 +45,7 @@ export async function exportDump(
         lastId,
       });
     }
-    await write(out, JSON.stringify(header) + '\n');
+    await write(out, `${JSON.stringify(header)}\n`);
     progress?.start(
       'rows',
       header.tables.reduce((sum, t) => sum + t.rows, 0),
@@ -57,7 +57,7 @@ export async function exportDump(
         progress?.advance(lines.length);
       });
     }
-    await write(out, JSON.stringify({ end: true, tables: summary } satisfies DumpTrailer) + '\n');
+    await write(out, `${JSON.stringify({ end: true, tables: summary } satisfies DumpTrailer)}\n`);
     progress?.stop();
     return summary;
   });

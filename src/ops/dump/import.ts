@@ -150,7 +150,8 @@ async function checkTarget(db: Db, header: DumpHeader): Promise<Map<string, Tabl
   const unknown = header.migrations.filter((name) => !MIGRATION_NAMES.includes(name));
   if (unknown.length) {
     throw new DumpError(
-      `the dump was written by a newer version (migrations this build does not have: ${unknown.join(', ')}); import it with that version or a later one`,
+      `the dump was written by a newer version (migrations this build does not have: ${unknown.join(', ')}); ` +
+        'import it with that version or a later one',
     );
   }
   const applied = await appliedMigrations(db);

@@ -1,6 +1,6 @@
 /**
- * Who may see an event (tec-compat §3.2): finding it by id or slug, the read rule, and the password that protects
- * its description and excerpt.
+ * Who may see an event (docs/compatibility.md §3.2): finding it by id or slug, the read rule, and the password that
+ * protects its description and excerpt.
  */
 import type { Executor } from '../../db/types';
 import { ApiError, invalidParam } from '../../core/errors';
@@ -33,7 +33,10 @@ export function unlocked(row: EventRow, caller: Caller | undefined, password: st
   return !row.password || passwordMatches(password, row.password) || canChange(caller, 'edit', 'events', owned(row));
 }
 
-/** Single reads (tec-compat §3.2): trash is gone for everyone, unpublished needs read rights, passwords apply. */
+/**
+ * Single reads (docs/compatibility.md §3.2): trash is gone for everyone, unpublished needs read rights, passwords
+ * apply.
+ */
 export function assertReadable(row: EventRow, caller: Caller | undefined, password: string | undefined): void {
   if (row.status === 'trash') throw forbidden('event-no-longer-available', 'event_no_longer_available');
   if (!canRead(caller, 'events', owned(row))) throw forbidden('event-not-accessible', 'event_not_accessible');

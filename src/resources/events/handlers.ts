@@ -39,7 +39,7 @@ async function send(req: Req<keyof HandlerTable>, res: Response, row: EventRow, 
   res.json(event);
 }
 
-/** An event as its create answers it (tec-compat: the full object without `json_ld`). */
+/** An event as its create answers it (docs/compatibility.md: the full object without `json_ld`). */
 const renderCreated: RenderCreated = async (req, id) => {
   const row = await repo.findEvent(context(req).db, id);
   return row && (await renderEvents(readerOf(req), [row]))[0];

@@ -1,6 +1,7 @@
 /**
- * What an event write stores (tec-compat §4.1–4.5): the sent fields turned into column values, each validated and
- * cleaned, with the schedule read in the event's zone, and the links (venue, organizers, categories, tags) resolved.
+ * What an event write stores (docs/compatibility.md §4.1–4.5): the sent fields turned into column values, each
+ * validated and cleaned, with the schedule read in the event's zone, and the links (venue, organizers, categories,
+ * tags) resolved.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/schema';
@@ -136,8 +137,8 @@ export async function prepare(
 }
 
 /**
- * Start, end, time zone and all-day (tec-compat §4.3): dates are read in the event's zone, all-day events span
- * 00:00:00–23:59:59 of their days, an end before the start is 400 naming `end_date`. A new zone keeps the stored
+ * Start, end, time zone and all-day (docs/compatibility.md §4.3): dates are read in the event's zone, all-day events
+ * span 00:00:00–23:59:59 of their days, an end before the start is 400 naming `end_date`. A new zone keeps the stored
  * local times.
  */
 function schedule(body: EventWrite, zone: string, current: EventRow | undefined): Partial<EventFields> | undefined {

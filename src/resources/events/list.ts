@@ -1,7 +1,7 @@
 /**
- * `GET /events` parameters to repository filters (tec-compat §5.1, §3.3; DECISIONS.md): the default window, inclusive
- * day rounding versus strict mode, relative parameters dropping the defaults, `include` ignoring every date, and
- * references that must exist.
+ * `GET /events` parameters to repository filters (docs/compatibility.md §5.1, §3.3; docs/decisions.md D10, D27): the
+ * default window, inclusive day rounding versus strict mode, relative parameters dropping the defaults, `include`
+ * ignoring every date, and references that must exist.
  */
 import type { DateTime } from 'luxon';
 import type { operations } from '../../../generated/schema';
@@ -143,7 +143,10 @@ async function postFilter(db: Executor, type: 'venue' | 'organizer', ids: number
   return ids;
 }
 
-/** `rest_invalid_param` whose `details` carry the sub-error, as the plugin reports `ticketed` (tec-compat §2.2). */
+/**
+ * `rest_invalid_param` whose `details` carry the sub-error, as the plugin reports `ticketed` (docs/compatibility.md
+ * §2.2).
+ */
 function invalidParams400(name: string, detail: { code: string; message: 'tickets_unavailable' }): ApiError {
   const error = invalidParam(name, detail.message);
   return new ApiError(

@@ -1,6 +1,6 @@
 /**
- * Event rows to the wire (tec-compat §1.2, §1.3, §3.4, §7.2). Everything a page of events links to is loaded in
- * a fixed number of queries (`loadRelations`), never one per event.
+ * Event rows to the wire (docs/compatibility.md §1.2, §1.3, §3.4, §7.2). Everything a page of events links to is loaded
+ * in a fixed number of queries (`loadRelations`), never one per event.
  */
 import type { components } from '../../../generated/schema';
 import type { Executor } from '../../db/types';
@@ -148,7 +148,7 @@ export function toWireEvent(
   return event;
 }
 
-/** A term as events embed it (tec-compat §1.4a). */
+/** A term as events embed it (docs/compatibility.md §1.4a). */
 function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
   const collection = `${ctx.root}/${term.taxonomy === 'post_tag' ? 'tags' : 'categories'}`;
   return {
@@ -170,7 +170,7 @@ function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
   };
 }
 
-/** schema.org Event (tec-compat §7.2). */
+/** schema.org Event (docs/compatibility.md §7.2). */
 function eventJsonLd(
   ctx: RenderContext,
   row: EventRow,

@@ -1,7 +1,7 @@
 /**
- * The records an event write links to (tec-compat §4.4, §4.6): categories and tags by id, slug or name (unknown names
- * created), venues and organizers by id or as inline data (created with their own rules, duplicates reused), all in
- * the event's write and by its writer.
+ * The records an event write links to (docs/compatibility.md §4.4, §4.6): categories and tags by id, slug or name
+ * (unknown names created), venues and organizers by id or as inline data (created with their own rules, duplicates
+ * reused), all in the event's write and by its writer.
  */
 import type { components } from '../../../generated/schema';
 import type { Config } from '../../config';
@@ -18,8 +18,8 @@ import { createLinkedIn } from '../linked/service';
 type TermInput = components['schemas']['TermRefs'];
 
 /**
- * Terms by id, slug or name, as an array or a comma-separated string (tec-compat §4.4): unknown ids are skipped,
- * unknown names are created (inside the event's transaction, by its caller). `""` and `[]` clear.
+ * Terms by id, slug or name, as an array or a comma-separated string (docs/compatibility.md §4.4): unknown ids are
+ * skipped, unknown names are created (inside the event's transaction, by its caller). `""` and `[]` clear.
  */
 export async function termIds({ w, writer }: Inline, info: TaxonomyInfo, input: TermInput): Promise<number[]> {
   const { taxonomy } = info;
@@ -51,8 +51,8 @@ export interface Inline {
 }
 
 /**
- * The venue of an event write (tec-compat §4.6): an existing venue's id (number, numeric string, `{id}`), a new
- * venue's data (created with the venue rules, duplicates reused), or null to unlink (`0`, `""`, `[]`, `null`).
+ * The venue of an event write (docs/compatibility.md §4.6): an existing venue's id (number, numeric string, `{id}`), a
+ * new venue's data (created with the venue rules, duplicates reused), or null to unlink (`0`, `""`, `[]`, `null`).
  * Anything invalid is 400 naming `venue`.
  */
 export async function venueId(inline: Inline, input: VenueInput): Promise<number | null> {
@@ -74,7 +74,8 @@ async function linkedIds(inline: Inline, kind: LinkedKind, inputs: unknown[]): P
     else if (isInlineRecord(input, kind)) ids.push(await createInline(inline, kind, input));
     else throw invalidParam(kind.type, `${kind.type}_invalid`);
   }
-  const existing = await posts.existingIds(inline.w.trx, kind.type, ids, { live: true }); // trashed ones cannot be linked
+  // trashed ones cannot be linked
+  const existing = await posts.existingIds(inline.w.trx, kind.type, ids, { live: true });
   if (ids.some((id) => !existing.has(id))) throw invalidParam(kind.type, `${kind.type}_invalid`);
   return ids;
 }

@@ -302,7 +302,8 @@ export async function venueIdsNear(
   const limit = Math.sin(Math.min(Math.PI / 2, radiusKm / (2 * EARTH_RADIUS_KM))) ** 2;
   const rows: Array<{ post_id: number }> = await query
     .whereRaw(
-      `power(sin(radians(v.geo_lat - ?) / 2), 2) + cos(radians(?)) * cos(radians(v.geo_lat)) * power(sin(radians(v.geo_lng - ?) / 2), 2) <= ?`,
+      `power(sin(radians(v.geo_lat - ?) / 2), 2)
+        + cos(radians(?)) * cos(radians(v.geo_lat)) * power(sin(radians(v.geo_lng - ?) / 2), 2) <= ?`,
       [lat, lat, lng, limit],
     )
     .orderBy('v.post_id');

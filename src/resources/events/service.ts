@@ -1,6 +1,6 @@
 /**
- * Event writes (tec-compat §4.1–4.5, §4.8): create, update (with a series scope) and trash or permanent delete, each
- * one write of the kernel (core/write.ts) after the per-event capability check. What a write stores is in
+ * Event writes (docs/compatibility.md §4.1–4.5, §4.8): create, update (with a series scope) and trash or permanent
+ * delete, each one write of the kernel (core/write.ts) after the per-event capability check. What a write stores is in
  * `input.ts`, what it links to in `references.ts`, who may see an event in `access.ts`.
  */
 import { lockFor, utcNow } from '../../db/dialect';

@@ -1,7 +1,7 @@
 /**
- * Featured images (DECISIONS.md): an existing image id, or an http(s) URL of an image file, recorded without being
- * fetched (no server-side request, so no SSRF) and reusable by id. URLs naming loopback or private hosts are refused,
- * and setting an image from a URL needs the `upload_files` capability (authors and up), as in the plugin.
+ * Featured images (docs/decisions.md D19): an existing image id, or an http(s) URL of an image file, recorded without
+ * being fetched (no server-side request, so no SSRF) and reusable by id. URLs naming loopback or private hosts are
+ * refused, and setting an image from a URL needs the `upload_files` capability (authors and up), as in the plugin.
  */
 import { isIP } from 'node:net';
 import type { Executor } from '../../db/types';
@@ -106,7 +106,7 @@ export async function imagesByIds(db: Executor, ids: number[]): Promise<Map<numb
   return new Map(rows.map((r) => [toNumber(r.id), { ...r, id: toNumber(r.id) }]));
 }
 
-/** The wire image (tec-compat §1.3): what we know of it, empty values dropped. */
+/** The wire image (docs/compatibility.md §1.3): what we know of it, empty values dropped. */
 export function toWireImage(image: ImageRow): { url: string; id: number; extension: string } {
   return { url: image.url, id: image.id, extension: image.extension };
 }

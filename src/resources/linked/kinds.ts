@@ -1,6 +1,6 @@
 /**
- * Venues and organizers are the two "linked posts" of an event (tec-compat §1.5, §1.6, §4.7, §5.2). What differs
- * between them is declared here; the service, list and handlers in this folder serve both.
+ * Venues and organizers are the two "linked posts" of an event (docs/compatibility.md §1.5, §1.6, §4.7, §5.2). What
+ * differs between them is declared here; the service, list and handlers in this folder serve both.
  */
 import type { Executor } from '../../db/types';
 import type { ImageRow } from '../images/images';
@@ -23,10 +23,10 @@ export interface LinkedKind {
   textFields: readonly string[];
   /**
    * Fields besides the name that decide whether a create reuses an existing record, when they are sent (the plugin's
-   * duplicate finder, tec-compat §4.7): `description` and these columns of the table.
+   * duplicate finder, docs/compatibility.md §4.7): `description` and these columns of the table.
    */
   duplicateFields: readonly string[];
-  /** Organizer text fields lose tags and line breaks (tec-compat §4.7). */
+  /** Organizer text fields lose tags and line breaks (docs/compatibility.md §4.7). */
   plainText: boolean;
   load(db: Executor, ids: number[]): Promise<Map<number, LinkedRow>>;
   toWire(ctx: RenderContext, row: LinkedRow, images: Map<number, ImageRow>, withJsonLd: boolean): object;

@@ -25,8 +25,8 @@ export async function updateDetails(
 }
 
 /**
- * The record a create reuses (tec-compat §4.7): the same name and the same value of every duplicate field sent
- * (`match`: `p.` or `d.` column → cleaned text), compared case-insensitively as the plugin's MySQL collation does;
+ * The record a create reuses (docs/compatibility.md §4.7): the same name and the same value of every duplicate field
+ * sent (`match`: `p.` or `d.` column → cleaned text), compared case-insensitively as the plugin's MySQL collation does;
  * trashed records are not reused.
  */
 export async function findDuplicate(
@@ -95,7 +95,9 @@ export async function listLinked(
   return { ids: rows.map((r) => toNumber(r.id)), total: await listTotal(db, rows.length, limit, offset, count) };
 }
 
-/** The two queries of `GET /venues` and `GET /organizers`: ids newest first, and their count (exported for plan tests). */
+/**
+ * The two queries of `GET /venues` and `GET /organizers`: ids newest first, and their count (exported for plan tests).
+ */
 export function linkedListQueries(
   db: Executor,
   kind: LinkedKind,

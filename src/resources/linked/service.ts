@@ -1,7 +1,7 @@
 /**
- * Venue and organizer reads and writes (tec-compat §2.3, §3, §4.6, §4.7, §5.2; DECISIONS.md): duplicate reuse on
- * create (also for records created inline by an event write), status rules by role, trash that unlinks from
- * events, 410 on repeat, `force`, and the list filters. Every write is one transaction.
+ * Venue and organizer reads and writes (docs/compatibility.md §2.3, §3, §4.6, §4.7, §5.2; docs/decisions.md D29):
+ * duplicate reuse on create (also for records created inline by an event write), status rules by role, trash that
+ * unlinks from events, 410 on repeat, `force`, and the list filters. Every write is one transaction.
  */
 import type { Config } from '../../config';
 import type { Executor } from '../../db/types';
@@ -44,7 +44,7 @@ export async function linkedBySlug(db: Executor, kind: LinkedKind, slug: string)
   return (await kind.load(db, [post.id])).get(post.id) as LinkedRow;
 }
 
-/** Single reads (tec-compat §3.2): unpublished records (trash included) need the read right. */
+/** Single reads (docs/compatibility.md §3.2): unpublished records (trash included) need the read right. */
 export function assertReadable(kind: LinkedKind, row: LinkedRow, caller: Caller | undefined): void {
   if (!canRead(caller, kind.plural, owned(row)))
     throw new ApiError(403, `${kind.type}-not-accessible`, 'post_not_accessible');

@@ -1,4 +1,4 @@
-/** Organizer rows to the wire (tec-compat §1.6): every empty field is left out. */
+/** Organizer rows to the wire (docs/compatibility.md §1.6): every empty field is left out. */
 import type { components } from '../../../generated/schema';
 import type { ImageRow } from '../images/images';
 import {
@@ -30,7 +30,7 @@ export function toWireOrganizer(
   return { id: row.id, ...withoutEmpty(droppable, 'organizer'), ...globalIds(ctx, row.id) } as Organizer;
 }
 
-/** schema.org Person (tec-compat §7.2). */
+/** schema.org Person (docs/compatibility.md §7.2). */
 export function organizerJsonLd(ctx: RenderContext, row: OrganizerRow): Record<string, unknown> {
   return dropEmpty({
     '@context': 'http://schema.org',

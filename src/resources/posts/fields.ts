@@ -4,7 +4,7 @@ import { ApiError, invalidParam } from '../../core/errors';
 import { can, type Caller, type PostTypePlural } from '../../users/roles';
 import { findUserById } from '../../users/repository';
 
-/** An absolute http(s) URL, or `''` to clear (tec-compat §4.1). */
+/** An absolute http(s) URL, or `''` to clear (docs/compatibility.md §4.1). */
 export function checkedUrl(name: string, text: string): string {
   if (text === '') return '';
   try {

@@ -48,8 +48,8 @@ export function content(html: string): string {
 }
 
 /**
- * The leading fields of a venue or organizer in the plugin's order (tec-compat §1.5, §1.6), the name under the
- * type's own key; empty ones are removed by `withoutEmpty`.
+ * The leading fields of a venue or organizer in the plugin's order (docs/compatibility.md §1.5, §1.6), the name under
+ * the type's own key; empty ones are removed by `withoutEmpty`.
  */
 export function linkedPostHead(
   ctx: RenderContext,

@@ -74,7 +74,10 @@ export async function deletePost(db: Executor, id: number): Promise<void> {
   await db('posts').where({ id }).delete();
 }
 
-/** `base`, or `base-2`, `base-3`… (at most 200 characters) whichever is free among the posts of `type` (other than `self`). */
+/**
+ * `base`, or `base-2`, `base-3`… (at most 200 characters) whichever is free among the posts of `type` (other than
+ * `self`).
+ */
 export async function freeSlug(db: Executor, type: PostType, base: string, self?: number): Promise<string> {
   return freeSlugIn(() => {
     const query = db('posts').where({ type });

@@ -1,6 +1,7 @@
 /**
- * Rules shared by events, venues and organizers: which status a write stores (tec-compat §4.2), which statuses a
- * list may ask for and which items it shows (§3.3, DECISIONS.md: per-item read permission), and passwords (§3.4).
+ * Rules shared by events, venues and organizers: which status a write stores (docs/compatibility.md §4.2), which
+ * statuses a list may ask for and which items it shows (§3.3, docs/decisions.md D8: per-item read permission), and
+ * passwords (§3.4).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -35,9 +36,9 @@ export function statusToStore(
 
 /**
  * The statuses a list covers. Without `status`: every non-trash status for callers who may edit the type, `publish`
- * for others. With it (one status, a comma-separated list, an array, or an array of such lists; tec-compat §3.3):
- * others may only ask for `publish`, once; editors for any known status. Unknown or forbidden values are 400 naming
- * `status`.
+ * for others. With it (one status, a comma-separated list, an array, or an array of such lists; docs/compatibility.md
+ * §3.3): others may only ask for `publish`, once; editors for any known status. Unknown or forbidden values are 400
+ * naming `status`.
  */
 export function listStatuses(
   caller: Caller | undefined,

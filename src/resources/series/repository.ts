@@ -183,7 +183,7 @@ export async function takenSlugs(db: Executor, slugs: string[]): Promise<Set<str
       .where({ type: 'event' })
       .whereIn('slug', slugs.slice(i, i + 500))
       .select('slug');
-    rows.forEach((row) => taken.add(row.slug));
+    for (const row of rows) taken.add(row.slug);
   }
   return taken;
 }
@@ -206,12 +206,14 @@ export async function copyLinks(trx: Knex.Transaction, sourceId: number, targets
     );
     await trx.raw(
       `insert into event_organizers (event_id, organizer_id, position)
-      select p.id, o.organizer_id, o.position from posts p join event_organizers o on o.event_id = ? where p.id in (${marks})`,
+      select p.id, o.organizer_id, o.position from posts p join event_organizers o on o.event_id = ?
+      where p.id in (${marks})`,
       [sourceId, ...ids],
     );
     await trx.raw(
       `insert into post_translations (post_id, language, field, value)
-      select p.id, t.language, t.field, t.value from posts p join post_translations t on t.post_id = ? where p.id in (${marks})`,
+      select p.id, t.language, t.field, t.value from posts p join post_translations t on t.post_id = ?
+      where p.id in (${marks})`,
       [sourceId, ...ids],
     );
   }

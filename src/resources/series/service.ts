@@ -59,7 +59,6 @@ export async function afterCreate(
   eventId: number,
   input: RecurrenceInput | null | undefined,
 ): Promise<void> {
-  const { trx } = w;
   if (input) await startSeries(w, config, eventId, input);
 }
 
@@ -70,7 +69,6 @@ export async function beforeUpdate(
   plan: Plan,
   input: RecurrenceInput | null | undefined,
 ): Promise<void> {
-  const { trx } = w;
   if (plan.kind === 'this' && input !== undefined) throw invalidParam('recurrence', 'recurrence_scope_this');
   if (plan.kind === 'following') await split(w, config, plan.membership, input);
 }

@@ -1,4 +1,4 @@
-/** Term rows to the wire: the shape of the category and tag routes (tec-compat §1.4b). */
+/** Term rows to the wire: the shape of the category and tag routes (docs/compatibility.md §1.4b). */
 import type { components } from '../../../generated/schema';
 import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
 import type { TermRow } from './repository';

@@ -1,7 +1,7 @@
 /** Categories and tags: the only code that reads or writes `terms`. Every function takes the executor to run on. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
-import { lockRows, toNumber, utcNow } from '../../db/dialect';
+import { toNumber, utcNow } from '../../db/dialect';
 import { freeSlugIn } from '../slugs';
 import { asId } from '../../domain/ids';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
@@ -236,7 +236,10 @@ export async function termsOfPosts(db: Executor, postIds: number[]): Promise<Map
   return byPost;
 }
 
-/** Term ids of the taxonomy whose id, slug or (case-insensitive) name is `ref`, for event writes (tec-compat §4.4). */
+/**
+ * Term ids of the taxonomy whose id, slug or (case-insensitive) name is `ref`, for event writes (docs/compatibility.md
+ * §4.4).
+ */
 export async function findTermForEvent(db: Executor, taxonomy: Taxonomy, ref: string): Promise<number | undefined> {
   const bySlug = await db('terms').where({ taxonomy, slug: ref }).first('id');
   if (bySlug) return toNumber(bySlug.id);
@@ -251,7 +254,7 @@ export async function withDescendants(db: Executor, taxonomy: Taxonomy, ids: num
   while (frontier.length) {
     const rows: Array<{ id: number }> = await db('terms').where({ taxonomy }).whereIn('parent', frontier).select('id');
     frontier = rows.map((r) => toNumber(r.id)).filter((id) => !all.has(id));
-    frontier.forEach((id) => all.add(id));
+    for (const id of frontier) all.add(id);
   }
   return [...all];
 }

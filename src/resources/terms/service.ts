@@ -1,6 +1,6 @@
 /**
- * The rules of category and tag writes and lists (tec-compat §4.10, §5.3): names unique per level, slugs unique
- * per taxonomy, parents that exist and make no cycle, permanent deletes. Each write is one write of the kernel.
+ * The rules of category and tag writes and lists (docs/compatibility.md §4.10, §5.3): names unique per level, slugs
+ * unique per taxonomy, parents that exist and make no cycle, permanent deletes. Each write is one write of the kernel.
  */
 import type { Knex } from 'knex';
 import type { components, operations } from '../../../generated/schema';
@@ -205,7 +205,7 @@ function slugFrom(text: string): string {
 }
 
 /**
- * A new top-level term named `name` (events create terms by name, tec-compat §4.4), in the event write's
+ * A new top-level term named `name` (events create terms by name, docs/compatibility.md §4.4), in the event write's
  * transaction, audited as a create of its own by the event's writer.
  */
 export async function createTermNamed(

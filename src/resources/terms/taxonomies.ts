@@ -6,7 +6,7 @@ export interface TaxonomyInfo {
   /** The collection segment and list envelope key. */
   key: 'categories' | 'tags';
   hierarchical: boolean;
-  /** Public term page: `{site}/events/category/{slug}/`, `{site}/tag/{slug}/` (tec-compat §1.4). */
+  /** Public term page: `{site}/events/category/{slug}/`, `{site}/tag/{slug}/` (docs/compatibility.md §1.4). */
   publicPath: string;
 }
 

@@ -1,4 +1,4 @@
-/** Venue rows to the wire (tec-compat §1.5): empty fields before `show_map` are left out. */
+/** Venue rows to the wire (docs/compatibility.md §1.5): empty fields before `show_map` are left out. */
 import type { components } from '../../../generated/schema';
 import type { ImageRow } from '../images/images';
 import {
@@ -44,7 +44,7 @@ export function toWireVenue(
   } as Venue;
 }
 
-/** schema.org Place (tec-compat §7.2). */
+/** schema.org Place (docs/compatibility.md §7.2). */
 export function venueJsonLd(ctx: RenderContext, row: VenueRow): Record<string, unknown> {
   const address = dropEmpty({
     '@type': 'PostalAddress',
