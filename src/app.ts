@@ -87,6 +87,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   app.use(
     OpenApiValidator.middleware({
       apiSpec: withServer(context, namespace),
+      // unknown query parameters are ignored, as WordPress ignores them (docs/decisions.md D26): a client of the
+      // plugin may send its own (cache busters, `_fields`, `_embed`) and must not be refused for them
       validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
       validateResponses: validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
