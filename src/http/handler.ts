@@ -23,9 +23,12 @@ type Json<R> = R extends { content: { 'application/json': infer B } }
   : R extends { content: { 'text/calendar': infer T } }
     ? T
     : never;
-type SuccessOf<O extends OperationId> = {
-  [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
-}[keyof operations[O]['responses']];
+/** The success answer (200, 201 or 202) of an operation; of each, for a union of operations. */
+type SuccessOf<O extends OperationId> = O extends OperationId
+  ? {
+      [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
+    }[keyof operations[O]['responses']]
+  : never;
 
 /** Distributes over a union of operations: `TypedRequest<'a' | 'b'>` is either request. */
 export type TypedRequest<O extends OperationId> = O extends OperationId
