@@ -34,6 +34,10 @@ type SuccessOf<O extends OperationId> = O extends OperationId
 export type TypedRequest<O extends OperationId> = O extends OperationId
   ? Request<PathOf<O>, SuccessOf<O>, Partial<BodyOf<O>>, QueryOf<O>>
   : never;
+/**
+ * The response whose `json`/`send` take only the operation's success answer. One handler may serve several operations
+ * only if they answer the same schema: `Response<A | B>` does not accept `Response<A>`, so the table rejects it.
+ */
 export type TypedResponse<O extends OperationId> = Response<SuccessOf<O>>;
 export type Handler<O extends OperationId> = (req: TypedRequest<O>, res: TypedResponse<O>) => Promise<void> | void;
 
