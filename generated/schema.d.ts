@@ -1312,7 +1312,7 @@ export interface components {
                     [key: string]: string;
                 } | string[];
                 /** @description Sub-errors of `rest_invalid_param`, keyed by parameter. */
-                details?: Record<string, never> | unknown[];
+                details?: Record<string, unknown> | unknown[];
                 /** @description For `term_exists`, the id of the existing term. */
                 term_id?: number;
             };
@@ -1329,21 +1329,21 @@ export interface components {
                     endpoints: {
                         methods: string[];
                         args: {
-                            [key: string]: Record<string, never>;
+                            [key: string]: Record<string, unknown>;
                         };
                     }[];
-                    _links?: Record<string, never>;
+                    _links?: Record<string, unknown>;
                 };
             };
-            _links: Record<string, never>;
+            _links: Record<string, unknown>;
         };
         /** @description This OpenAPI document. */
         OpenApiDocument: {
             openapi: string;
-            info: Record<string, never>;
-            servers: Record<string, never>[];
-            paths: Record<string, never>;
-            components: Record<string, never>;
+            info: Record<string, unknown>;
+            servers: Record<string, unknown>[];
+            paths: Record<string, unknown>;
+            components: Record<string, unknown>;
         };
         /**
          * @description A date and time: `YYYY-MM-DD HH:MM:SS`, anything else PHP's `strtotime` reads (`2025-04-12 4pm`, `tomorrow 9am`, `next wednesday 4pm`, `+5 days 11am`), or a Unix timestamp in seconds (read as an instant). Text is read in the event's `timezone` when one is sent, else in the site's time zone.
@@ -2287,7 +2287,7 @@ export interface components {
             /** @example 2027-06-15 12:00:00 */
             modified_utc: string;
             /** @description The record as its own route returns it to this caller; absent when `action` is `deleted`. */
-            record?: Record<string, never>;
+            record?: Record<string, unknown>;
         };
         ChangeList: {
             changes: components["schemas"]["Change"][];
@@ -2434,7 +2434,7 @@ export interface components {
             data: {
                 id?: number;
                 /** @description The record as an anonymous caller reads it when the message is first sent; null when it is not public. */
-                record?: Record<string, never> | null;
+                record?: Record<string, unknown> | null;
                 webhook_id?: number;
             };
         };

@@ -40,7 +40,8 @@ async function build(outDir: string): Promise<void> {
       `${JSON.stringify(localise(document, language), null, 2)}\n`,
     );
   }
-  const ast = await openapiTS(pathToFileURL(bundle), { alphabetize: false });
+  // `type: object` without properties is any object (a record in /changes, a route of the index), not an empty one
+  const ast = await openapiTS(pathToFileURL(bundle), { alphabetize: false, emptyObjectsUnknown: true });
   fs.writeFileSync(path.join(outDir, 'schema.d.ts'), HEADER + astToString(ast));
 }
 

@@ -5,7 +5,7 @@
  * from the feed's handler when the request prefers it.
  */
 import type { Request, Response } from 'express';
-import type { Handler, HandlerTable, OperationId, TypedRequest } from './http/handler';
+import type { Handler, HandlerTable, OperationId, TypedRequest, TypedResponse } from './http/handler';
 import type { CreatedRenderers } from './http/creates';
 import { discoveryHandlers } from './http/discovery';
 import { termHandlers, termRenderers } from './resources/terms/handlers';
@@ -25,9 +25,11 @@ export function wantsCalendar(req: Pick<Request, 'accepts'>): boolean {
 /** The JSON handler, or the calendar one when the request asks for `text/calendar`. */
 function negotiated<O extends OperationId>(
   json: Handler<O>,
-  calendar: (req: NoInfer<TypedRequest<O>>, res: Response) => Promise<void>,
+  calendar: (req: NoInfer<TypedRequest<O>>, res: TypedResponse<'listEventsIcal'>) => Promise<void>,
 ): Handler<O> {
-  return (req, res) => (wantsCalendar(req) ? calendar(req, res) : json(req, res));
+  // these reads declare both answers, JSON and text/calendar; `TypedResponse<O>` is the JSON one, so the response
+  // the calendar handler writes text to is widened to any body here
+  return (req, res) => (wantsCalendar(req) ? calendar(req, res as Response) : json(req, res));
 }
 
 export const handlers: HandlerTable = {

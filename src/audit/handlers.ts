@@ -1,6 +1,5 @@
 /** `GET /audit`: the trail for administrators, newest first, filtered and paged like every list. */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../http/handler';
 import { context } from '../http/context';
 import { invalidParam } from '../core/errors';
 import { paging, sendList } from '../http/paging';
@@ -32,7 +31,7 @@ function toWire(row: AuditRow) {
 }
 
 export const auditHandlers = {
-  async listAudit(req: TypedRequest<'listAudit'>, res: Response) {
+  async listAudit(req: TypedRequest<'listAudit'>, res: TypedResponse<'listAudit'>) {
     // administrators only: the route's capability (`manage_options`), checked before validation
     const page = paging(req.query);
     const { user, resource, id } = req.query;

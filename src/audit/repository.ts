@@ -1,5 +1,6 @@
 /** The audit trail's table: the only code that reads it, and the retention purge. */
 import type { Executor } from '../db/types';
+import type { Operation, Resource, Via } from '../core/audit';
 import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
 
@@ -10,9 +11,10 @@ export interface AuditRow {
   login: string | null;
   app_password: string | null;
   address: string | null;
-  via: string;
-  operation: string;
-  resource: string;
+  /** Written only by core/audit.ts, so of its types. */
+  via: Via;
+  operation: Operation;
+  resource: Resource;
   record_id: string;
   changes: string;
 }

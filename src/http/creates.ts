@@ -14,8 +14,11 @@ export interface Created {
 /** Any operation's request (what rendering reads of it is common to all). */
 export type AnyRequest = TypedRequest<OperationId>;
 
-/** The record as its create answers it, for the request's caller and language; undefined when it no longer exists. */
-export type RenderCreated = (req: AnyRequest, id: number) => Promise<object | undefined>;
+/**
+ * The record as its create answers it (`B`: its wire shape), for the request's caller and language; undefined when it
+ * no longer exists.
+ */
+export type RenderCreated<B = object> = (req: AnyRequest, id: number) => Promise<B | undefined>;
 
 /** One renderer per kind of record (a missing one fails type-checking). */
 export type CreatedRenderers = Record<CreatedType, RenderCreated>;
@@ -36,11 +39,11 @@ export function createdLocation(req: AnyRequest, { type, id }: Created): string 
  * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the record rendered.
  * A record deleted since it was made (a replay of an old create) is 410 `rest_created_record_gone`.
  */
-export async function sendCreated(
+export async function sendCreated<B>(
   req: AnyRequest,
-  res: Response,
+  res: Response<B>,
   created: Created,
-  render: RenderCreated,
+  render: RenderCreated<B>,
   location = createdLocation(req, created),
 ): Promise<void> {
   const body = await render(req, created.id);

@@ -5,6 +5,7 @@
 import type { RequestHandler } from 'express';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { NAMESPACE } from '../config';
+import type { components } from '../../generated/schema';
 import type { HandlerTable } from './handler';
 import { context } from './context';
 import { resolve, type LoadedSpec, type Operation } from './spec';
@@ -57,8 +58,10 @@ function endpointOf(document: OpenAPIV3_1.Document, op: Operation): Endpoint {
   return { methods: [op.method.toUpperCase()], args: { ...args, ...bodyArgs(document, op) } };
 }
 
-export function namespaceIndex(spec: LoadedSpec, root: string, site: string) {
-  const routes: Record<string, { namespace: string; methods: string[]; endpoints: Endpoint[]; _links?: object }> = {};
+type NamespaceIndex = components['schemas']['NamespaceIndex'];
+
+export function namespaceIndex(spec: LoadedSpec, root: string, site: string): NamespaceIndex {
+  const routes: NamespaceIndex['routes'] = {};
   for (const op of spec.operations) {
     const pattern = routePattern(op);
     const route = (routes[pattern] ??= { namespace: NAMESPACE, methods: [], endpoints: [] });
@@ -85,10 +88,11 @@ export function servedDocument(req: RequestLike): OpenAPIV3_1.Document {
 
 export const discoveryHandlers: Pick<HandlerTable, 'getNamespaceIndex' | 'getOpenApiDocument'> = {
   getNamespaceIndex: (req, res) => {
-    res.json(namespaceIndex(context(req).spec, restRoot(req), baseUrl(req)) as never);
+    res.json(namespaceIndex(context(req).spec, restRoot(req), baseUrl(req)));
   },
   getOpenApiDocument: (req, res) => {
-    res.json(servedDocument(req) as never);
+    // the spec declares the document loosely (objects of any keys); openapi-types' interfaces have no index signature
+    res.json(servedDocument(req) as components['schemas']['OpenApiDocument']);
   },
 };
 

@@ -23,14 +23,21 @@ type Json<R> = R extends { content: { 'application/json': infer B } }
   : R extends { content: { 'text/calendar': infer T } }
     ? T
     : never;
-type SuccessOf<O extends OperationId> = {
-  [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
-}[keyof operations[O]['responses']];
+/** The success answer (200, 201 or 202) of an operation; of each, for a union of operations. */
+type SuccessOf<O extends OperationId> = O extends OperationId
+  ? {
+      [S in keyof operations[O]['responses']]: S extends 200 | 201 | 202 ? Json<operations[O]['responses'][S]> : never;
+    }[keyof operations[O]['responses']]
+  : never;
 
 /** Distributes over a union of operations: `TypedRequest<'a' | 'b'>` is either request. */
 export type TypedRequest<O extends OperationId> = O extends OperationId
   ? Request<PathOf<O>, SuccessOf<O>, Partial<BodyOf<O>>, QueryOf<O>>
   : never;
+/**
+ * The response whose `json`/`send` take only the operation's success answer. One handler may serve several operations
+ * only if they answer the same schema: `Response<A | B>` does not accept `Response<A>`, so the table rejects it.
+ */
 export type TypedResponse<O extends OperationId> = Response<SuccessOf<O>>;
 export type Handler<O extends OperationId> = (req: TypedRequest<O>, res: TypedResponse<O>) => Promise<void> | void;
 

@@ -3,6 +3,7 @@
  * `next_rest_url`, `previous_rest_url`, `total`, `total_pages`, and the X-TEC-*, X-WP-* and Link headers.
  */
 import type { Response } from 'express';
+import type { components } from '../../generated/schema';
 import type { Operation } from './spec';
 import { restRoot, type RequestLike } from './urls';
 import { ApiError } from '../core/errors';
@@ -23,8 +24,11 @@ export function paging(query: { page?: number; per_page?: number }): Paging {
 
 type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'audit';
 
-interface ListPage<T> {
-  key: ListKey;
+/** A list page as the spec declares them all (`EventList`, `VenueList`…): the links and counts, the items at `K`. */
+export type ListBody<K extends ListKey, T> = components['schemas']['ListLinks'] & { [P in K]: T[] };
+
+interface ListPage<K extends ListKey, T> {
+  key: K;
   items: T[];
   total: number;
   paging: Paging;
@@ -33,10 +37,10 @@ interface ListPage<T> {
 }
 
 /** Sends a list page. Events, venues and organizers answer 404 `<kind>-archive-page-not-found` past the last page. */
-export function sendList<T>(
+export function sendList<K extends ListKey, T>(
   req: RequestLike,
-  res: Response,
-  { key, items, total, paging: { page, perPage }, path = key }: ListPage<T>,
+  res: Response<ListBody<K, T>>,
+  { key, items, total, paging: { page, perPage }, path = key }: ListPage<K, T>,
 ): void {
   const totalPages = Math.ceil(total / perPage);
   const isTerm = key === 'categories' || key === 'tags' || key === 'audit'; // no 404 past the last page
@@ -57,11 +61,13 @@ export function sendList<T>(
 
   const pageLinks = { ...(next && { next_rest_url: next }), ...(previous && { previous_rest_url: previous }) };
   const restUrl = url(page);
-  res.json(
+  // a computed key of a generic type (`[key]`) widens to an index signature: the cast restores `K`
+  const body = (
     isTerm
       ? { rest_url: restUrl, total, total_pages: totalPages, [key]: items, ...pageLinks }
-      : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages },
-  );
+      : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages }
+  ) as ListBody<K, T>;
+  res.json(body);
 }
 
 /**

@@ -9,7 +9,7 @@ import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
 import { ApiError, invalidParam } from '../core/errors';
 import type { Resource } from '../core/outbox';
-import { readRecord, type Reader } from '../resources/records';
+import { readRecord, type Reader, type WireRecord } from '../resources/records';
 
 const CURSOR_VERSION = 'c1';
 
@@ -72,11 +72,11 @@ export async function readChanges(
     .limit(limit + 1)) as ChangeRow[];
   const page = rows.slice(0, limit);
   // every change shows its record's current state, so a record changed several times in a page is read once
-  const records = new Map<string, Promise<object | undefined>>();
+  const records = new Map<string, Promise<WireRecord | undefined>>();
   const current = (row: ChangeRow) => {
     const key = `${row.resource}:${row.record_id}`;
     if (!records.has(key)) records.set(key, readRecord(reader, row.resource, toNumber(row.record_id)));
-    return records.get(key) as Promise<object | undefined>;
+    return records.get(key) as Promise<WireRecord | undefined>;
   };
   const changes = [];
   for (const row of page) changes.push(await wireChange(row, current));
@@ -84,7 +84,7 @@ export async function readChanges(
   return { changes, next_cursor: encodeCursor(last), has_more: rows.length > limit };
 }
 
-async function wireChange(row: ChangeRow, current: (row: ChangeRow) => Promise<object | undefined>) {
+async function wireChange(row: ChangeRow, current: (row: ChangeRow) => Promise<WireRecord | undefined>) {
   const head = {
     cursor: encodeCursor(toNumber(row.id)),
     resource: row.resource,

@@ -1,13 +1,12 @@
 /** `GET /changes`: the feed as the caller may read it, in the request's language. */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../http/handler';
 import { caller } from '../http/auth';
 import { context } from '../http/context';
 import { requestLanguage } from '../http/language';
 import { readChanges } from './changes';
 
 export const changeHandlers = {
-  async listChanges(req: TypedRequest<'listChanges'>, res: Response) {
+  async listChanges(req: TypedRequest<'listChanges'>, res: TypedResponse<'listChanges'>) {
     const { db, config } = context(req);
     const reader = { req, db, caller: caller(req), language: requestLanguage(req) };
     res.locals.noStore = true;

@@ -3,6 +3,7 @@
  * language, with what it embeds. The handlers render their answers with it, the change feed and the webhooks read
  * records through it, so a record reads the same wherever it is seen.
  */
+import type { components } from '../../generated/schema';
 import type { Language } from '../config';
 import type { Executor } from '../db/types';
 import type { Resource } from '../core/outbox';
@@ -15,12 +16,17 @@ import { unlocked } from './events/access';
 import { loadRelations, toWireEvent } from './events/mapper';
 import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
-import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './linked/kinds';
+import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './linked/kinds';
 import { renderContext } from './posts/mapper';
 import { toWireTerm } from './terms/mapper';
 import { findTerm, type TermRow } from './terms/repository';
-import { CATEGORIES, TAGS, type TaxonomyInfo } from './terms/taxonomies';
+import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './terms/taxonomies';
 import { translatePosts, translateTerms } from './translations';
+
+type Event = components['schemas']['Event'];
+
+/** A record in the wire shape of its own GET route. */
+export type WireRecord = Event | LinkedWire<LinkedType> | TermWire<TermKey>;
 
 /** Who reads, in which language, through which request (its host makes the URLs), on which connection. */
 export interface Reader {
@@ -41,7 +47,7 @@ export async function renderEvents(
   { req, db, language }: Reader,
   rows: EventRow[],
   view: EventView | ((row: EventRow) => EventView) = {},
-): Promise<object[]> {
+): Promise<Event[]> {
   const translated = await translatePosts(db, rows, language);
   const relations = await loadRelations(db, translated, language);
   const ctx = renderContext(req);
@@ -50,12 +56,12 @@ export async function renderEvents(
 }
 
 /** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */
-export async function renderLinked(
+export async function renderLinked<T extends LinkedType>(
   { req, db, language }: Reader,
-  kind: LinkedKind,
+  kind: LinkedKind<T>,
   rows: LinkedRow[],
   withJsonLd: boolean,
-): Promise<object[]> {
+): Promise<LinkedWire<T>[]> {
   const translated = await translatePosts(db, rows, language);
   const images = await imagesByIds(
     db,
@@ -66,14 +72,18 @@ export async function renderLinked(
 }
 
 /** Categories or tags in the wire shape. */
-export async function renderTerms({ req, db, language }: Reader, info: TaxonomyInfo, rows: TermRow[]) {
+export async function renderTerms<K extends TermKey>(
+  { req, db, language }: Reader,
+  info: TaxonomyInfo<K>,
+  rows: TermRow[],
+): Promise<TermWire<K>[]> {
   return (await translateTerms(db, rows, language)).map((row) => toWireTerm(req, info, row));
 }
 
 const owned = (row: { author_id: number | null; status: string }) => ({ authorId: row.author_id, status: row.status });
 
 /** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
-export async function readRecord(reader: Reader, resource: Resource, id: number): Promise<object | undefined> {
+export async function readRecord(reader: Reader, resource: Resource, id: number): Promise<WireRecord | undefined> {
   if (resource === 'event') return readEvent(reader, id);
   if (resource === 'venue' || resource === 'organizer') {
     return readLinked(reader, resource === 'venue' ? VENUES : ORGANIZERS, id);
@@ -81,7 +91,7 @@ export async function readRecord(reader: Reader, resource: Resource, id: number)
   return readTerm(reader, resource === 'category' ? CATEGORIES : TAGS, id);
 }
 
-async function readEvent(reader: Reader, id: number): Promise<object | undefined> {
+async function readEvent(reader: Reader, id: number): Promise<Event | undefined> {
   const row = await findEvent(reader.db, id);
   if (!row || row.status === 'trash' || !canRead(reader.caller, 'events', owned(row))) return undefined;
   // a password-protected event reads as the lists show it: protected fields blanked unless the caller may edit it
@@ -92,7 +102,11 @@ async function readEvent(reader: Reader, id: number): Promise<object | undefined
   return event;
 }
 
-async function readLinked(reader: Reader, kind: LinkedKind, id: number): Promise<object | undefined> {
+async function readLinked<T extends LinkedType>(
+  reader: Reader,
+  kind: LinkedKind<T>,
+  id: number,
+): Promise<LinkedWire<T> | undefined> {
   const row = (await kind.load(reader.db, [id])).get(id);
   if (!row || row.type !== kind.type || row.status === 'trash' || !canRead(reader.caller, kind.plural, owned(row))) {
     return undefined;
@@ -100,7 +114,11 @@ async function readLinked(reader: Reader, kind: LinkedKind, id: number): Promise
   return (await renderLinked(reader, kind, [row], true))[0];
 }
 
-async function readTerm(reader: Reader, info: TaxonomyInfo, id: number): Promise<object | undefined> {
+async function readTerm<K extends TermKey>(
+  reader: Reader,
+  info: TaxonomyInfo<K>,
+  id: number,
+): Promise<TermWire<K> | undefined> {
   const row = await findTerm(reader.db, info.taxonomy, id);
   return row && (await renderTerms(reader, info, [row]))[0];
 }

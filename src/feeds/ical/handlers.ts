@@ -4,8 +4,7 @@
  * read rules as the JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out.
  * ETag/304 and Cache-Control come from `conditionalReads`, as for JSON.
  */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
@@ -31,9 +30,16 @@ type CalendarOp =
   | 'getEventBySlug'
   | 'getEventIcal'
   | 'getEventBySlugIcal';
+/** The calendar answer: text (`ICalendar`), also for the JSON reads that answer it when asked (src/routes.ts). */
+type CalendarResponse = TypedResponse<'listEventsIcal' | 'getEventIcal' | 'getEventBySlugIcal'>;
 
 /** Writes the calendar of `rows` (series as rules); its name is `name`, or the (translated) title of the first. */
-async function answer(req: TypedRequest<CalendarOp>, res: Response, rows: EventRow[], name?: string): Promise<void> {
+async function answer(
+  req: TypedRequest<CalendarOp>,
+  res: CalendarResponse,
+  rows: EventRow[],
+  name?: string,
+): Promise<void> {
   const { db } = context(req);
   const language = requestLanguage(req);
   const items = await feedItems(db, rows, caller(req));
@@ -69,7 +75,7 @@ function seriesOf(items: FeedItem[], index: number): number {
 
 export async function sendEventListCalendar(
   req: TypedRequest<'listEvents' | 'listEventsIcal'>,
-  res: Response,
+  res: CalendarResponse,
 ): Promise<void> {
   const { db, config } = context(req);
   const language = requestLanguage(req);
@@ -81,7 +87,7 @@ export async function sendEventListCalendar(
 
 export async function sendEventCalendar(
   req: TypedRequest<'getEvent' | 'getEventBySlug' | 'getEventIcal' | 'getEventBySlugIcal'>,
-  res: Response,
+  res: CalendarResponse,
 ): Promise<void> {
   const { db } = context(req);
   const row =

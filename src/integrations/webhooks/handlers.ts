@@ -4,8 +4,7 @@
  * Create, update, rotate and delete are audited in their transaction (the secret never: a rotation is recorded as
  * `secret` changed, `[redacted]`).
  */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { context } from '../../http/context';
 import { ApiError, invalidParam } from '../../core/errors';
 import { paging } from '../../http/paging';
@@ -87,14 +86,14 @@ const sealed = (req: Req<keyof HandlerTable>, secret: string) =>
   sealSecret(secret, context(req).config.webhookSecretKey);
 
 export const webhookHandlers = {
-  async listWebhooks(req: Req<'listWebhooks'>, res: Response) {
+  async listWebhooks(req: Req<'listWebhooks'>, res: TypedResponse<'listWebhooks'>) {
     const page = paging(req.query);
     const { rows, total } = await repo.listWebhooks(context(req).db, page.perPage, page.offset);
     res.json({ webhooks: rows.map((row) => toWireWebhook(row)), total, total_pages: Math.ceil(total / page.perPage) });
   },
-  async createWebhook(req: Req<'createWebhook'>, res: Response) {
+  async createWebhook(req: Req<'createWebhook'>, res: TypedResponse<'createWebhook'>) {
     const { db } = context(req);
-    const body = req.body as { url: string; events: string[]; active?: boolean; description?: string };
+    const body = req.body as { url: string; events: repo.WebhookEvent[]; active?: boolean; description?: string };
     const secret = newSecret();
     const at = utcNow();
     const fields = {
@@ -107,10 +106,10 @@ export const webhookHandlers = {
     const id = await subscriptions.create(db, who(req), values, fields);
     res.status(201).json(toWireWebhook(await webhookById(db, id), secret));
   },
-  async getWebhook(req: Req<'getWebhook'>, res: Response) {
+  async getWebhook(req: Req<'getWebhook'>, res: TypedResponse<'getWebhook'>) {
     res.json(toWireWebhook(await webhookById(context(req).db, req.params.id)));
   },
-  async updateWebhook(req: Req<'updateWebhook'>, res: Response) {
+  async updateWebhook(req: Req<'updateWebhook'>, res: TypedResponse<'updateWebhook'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     const body = req.body ?? {};
@@ -128,13 +127,13 @@ export const webhookHandlers = {
     await subscriptions.update(db, who(req), row, values, changed);
     res.json(toWireWebhook(await webhookById(db, row.id)));
   },
-  async deleteWebhook(req: Req<'deleteWebhook'>, res: Response) {
+  async deleteWebhook(req: Req<'deleteWebhook'>, res: TypedResponse<'deleteWebhook'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     await subscriptions.remove(db, who(req), row);
     res.json(toWireWebhook(row));
   },
-  async rotateWebhookSecret(req: Req<'rotateWebhookSecret'>, res: Response) {
+  async rotateWebhookSecret(req: Req<'rotateWebhookSecret'>, res: TypedResponse<'rotateWebhookSecret'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     const secret = newSecret();
@@ -143,7 +142,7 @@ export const webhookHandlers = {
     await subscriptions.rotate(db, who(req), row, stored, previousUntil);
     res.json(toWireWebhook(await webhookById(db, row.id), secret));
   },
-  async pingWebhook(req: Req<'pingWebhook'>, res: Response) {
+  async pingWebhook(req: Req<'pingWebhook'>, res: TypedResponse<'pingWebhook'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     const at = utcNow();
@@ -160,7 +159,7 @@ export const webhookHandlers = {
     });
     res.status(202).json(await deliveryWire(db, row.id, id));
   },
-  async listWebhookDeliveries(req: Req<'listWebhookDeliveries'>, res: Response) {
+  async listWebhookDeliveries(req: Req<'listWebhookDeliveries'>, res: TypedResponse<'listWebhookDeliveries'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     const page = paging(req.query);
@@ -175,7 +174,7 @@ export const webhookHandlers = {
       total_pages: Math.ceil(total / page.perPage),
     });
   },
-  async retryWebhookDelivery(req: Req<'retryWebhookDelivery'>, res: Response) {
+  async retryWebhookDelivery(req: Req<'retryWebhookDelivery'>, res: TypedResponse<'retryWebhookDelivery'>) {
     const { db } = context(req);
     const row = await webhookById(db, req.params.id);
     await deliveryWire(db, row.id, req.params.delivery_id); // 404 when it is not this subscription's

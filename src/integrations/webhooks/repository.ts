@@ -1,12 +1,16 @@
 /** The only SQL of webhooks: subscriptions, their outbox rows (deliveries) and the attempt log. */
+import type { components } from '../../../generated/schema';
 import type { Knex } from 'knex';
 import type { Db, Executor } from '../../db/types';
 import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
 
+/** A message type a subscription asks for (validated against the spec's enum when written), or `*`. */
+export type WebhookEvent = components['schemas']['WebhookEvents'][number];
+
 export interface WebhookRow {
   id: number;
   url: string;
-  events: string[];
+  events: WebhookEvent[];
   active: boolean;
   description: string;
   secret: string;
@@ -81,7 +85,7 @@ export async function listWebhooks(
   return { rows: rows.map(webhook), total: toNumber(n) };
 }
 
-export type WebhookValues = Partial<Omit<WebhookRow, 'id' | 'events'>> & { events?: string[] };
+export type WebhookValues = Partial<Omit<WebhookRow, 'id' | 'events'>> & { events?: WebhookEvent[] };
 
 const columns = ({ events, ...rest }: WebhookValues) => ({
   ...rest,

@@ -3,8 +3,7 @@
  * themselves, a user's (`/users/{id}/…`). Every role holds `manage_app_passwords`; whose passwords a caller may
  * manage is checked here.
  */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { ApiError, invalidParam } from '../../core/errors';
@@ -46,21 +45,33 @@ function toWire(row: AppPasswordRow) {
 }
 
 const handlers = {
-  async list(req: Req<'listMyAppPasswords' | 'listUserAppPasswords'>, res: Response) {
+  async list(
+    req: Req<'listMyAppPasswords' | 'listUserAppPasswords'>,
+    res: TypedResponse<'listMyAppPasswords' | 'listUserAppPasswords'>,
+  ) {
     res.json((await service.listFor(context(req).db, await owner(req))).map(toWire));
   },
-  async create(req: Req<'createMyAppPassword' | 'createUserAppPassword'>, res: Response) {
+  async create(
+    req: Req<'createMyAppPassword' | 'createUserAppPassword'>,
+    res: TypedResponse<'createMyAppPassword' | 'createUserAppPassword'>,
+  ) {
     const userId = await owner(req);
     const name = (req.body.name ?? '').trim();
     if (!name) throw invalidParam('name', 'app_password_name_empty');
     const { row, password } = await service.create(context(req).db, who(req), userId, name, req.body.scope ?? null);
     res.status(201).json({ ...toWire(row), password });
   },
-  async revokeAll(req: Req<'revokeMyAppPasswords' | 'revokeUserAppPasswords'>, res: Response) {
+  async revokeAll(
+    req: Req<'revokeMyAppPasswords' | 'revokeUserAppPasswords'>,
+    res: TypedResponse<'revokeMyAppPasswords' | 'revokeUserAppPasswords'>,
+  ) {
     const rows = await service.revoke(context(req).db, who(req), await owner(req));
     res.json({ deleted: true, count: rows.length });
   },
-  async revokeOne(req: Req<'revokeMyAppPassword' | 'revokeUserAppPassword'>, res: Response) {
+  async revokeOne(
+    req: Req<'revokeMyAppPassword' | 'revokeUserAppPassword'>,
+    res: TypedResponse<'revokeMyAppPassword' | 'revokeUserAppPassword'>,
+  ) {
     const [row] = await service.revoke(context(req).db, who(req), await owner(req), req.params.uuid);
     if (!row) throw new ApiError(404, 'rest_application_password_not_found', 'app_password_not_found');
     res.json({ deleted: true, previous: toWire(row) });

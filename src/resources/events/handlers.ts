@@ -1,6 +1,5 @@
 /** HTTP handlers of the event routes (JSON): resolve the event, check, call the service, answer the wire shape. */
-import type { Response } from 'express';
-import type { HandlerTable, TypedRequest } from '../../http/handler';
+import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
@@ -19,10 +18,13 @@ import { seriesIdOf } from '../series/wire';
 import { assertReadable, eventById, eventBySlug, unlocked } from './access';
 import { eventFilters } from './list';
 import type { EventFilters, EventRow } from './repository';
+import type { components } from '../../../generated/schema';
 import * as repo from './repository';
 import * as service from './service';
 
+type Event = components['schemas']['Event'];
 type Req<O extends keyof HandlerTable> = TypedRequest<O>;
+type Res<O extends keyof HandlerTable> = TypedResponse<O>;
 type ById = 'getEvent' | 'updateEvent' | 'replaceEvent' | 'patchEvent' | 'deleteEvent';
 type BySlug = 'getEventBySlug' | 'updateEventBySlug' | 'replaceEventBySlug' | 'patchEventBySlug' | 'deleteEventBySlug';
 type Update = 'updateEvent' | 'replaceEvent' | 'patchEvent' | 'updateEventBySlug' | 'replaceEventBySlug';
@@ -34,13 +36,13 @@ function target(req: Req<ById> | Req<BySlug>): Promise<EventRow> {
 }
 
 /** Answers one event as the caller sees it (`single`: as a single read shows it, with `json_ld`). */
-async function send(req: Req<keyof HandlerTable>, res: Response, row: EventRow, view: EventView = {}) {
+async function send(req: Req<keyof HandlerTable>, res: Res<ById | BySlug>, row: EventRow, view: EventView = {}) {
   const [event] = await renderEvents(readerOf(req), [row], view);
   res.json(event);
 }
 
 /** An event as its create answers it (docs/compatibility.md: the full object without `json_ld`). */
-const renderCreated: RenderCreated = async (req, id) => {
+const renderCreated: RenderCreated<Event> = async (req, id) => {
   const row = await repo.findEvent(context(req).db, id);
   return row && (await renderEvents(readerOf(req), [row]))[0];
 };
@@ -48,7 +50,7 @@ const renderCreated: RenderCreated = async (req, id) => {
 /** A page of events (`GET /events`, `/events/{id}/occurrences`), open-ended series materialised to its window first. */
 async function sendEvents(
   req: Req<'listEvents' | 'listEventOccurrences'>,
-  res: Response,
+  res: Res<'listEvents' | 'listEventOccurrences'>,
   filters: EventFilters,
   password: string | undefined,
   path?: string,
@@ -73,32 +75,32 @@ function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefin
 const writer = (req: Req<keyof HandlerTable>) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
 
 const handlers = {
-  async list(req: Req<'listEvents'>, res: Response) {
+  async list(req: Req<'listEvents'>, res: Res<'listEvents'>) {
     const { db, config } = context(req);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     await sendEvents(req, res, withModifiedRange(filters, req.query, config.siteTimezone), req.query.password);
   },
-  async occurrences(req: Req<'listEventOccurrences'>, res: Response) {
+  async occurrences(req: Req<'listEventOccurrences'>, res: Res<'listEventOccurrences'>) {
     const { db, config } = context(req);
     const row = await eventById(db, req.params.id);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     const seriesId = await seriesIdOf(db, row.id);
     await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/${row.id}/occurrences`);
   },
-  async create(req: Req<'createEvent'>, res: Response) {
+  async create(req: Req<'createEvent'>, res: Res<'createEvent'>) {
     const onCreated = (trx: Parameters<typeof claimCreated>[0], id: number) =>
       claimCreated(trx, req, { type: 'event', id });
     const id = await service.createEvent(context(req), writer(req), req.body, onCreated);
     await sendCreated(req, res, { type: 'event', id }, renderCreated);
   },
-  async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Response) {
+  async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Res<'getEvent' | 'getEventBySlug'>) {
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
     assertReadable(row, caller(req), password);
     singleRecord(res, row);
     await send(req, res, row, { single: true });
   },
-  async update(req: Req<Update | 'patchEventBySlug'>, res: Response) {
+  async update(req: Req<Update | 'patchEventBySlug'>, res: Res<Update | 'patchEventBySlug'>) {
     const { db } = context(req);
     const row = await target(req);
     const expect = precondition(req);
@@ -109,7 +111,7 @@ const handlers = {
     // the event asked for, as the series write left it (the series event when `all` regenerated it away)
     await send(req, res, ((await repo.findEvent(db, row.id)) ?? (await repo.findEvent(db, written))) as EventRow);
   },
-  async remove(req: Req<'deleteEvent' | 'deleteEventBySlug'>, res: Response) {
+  async remove(req: Req<'deleteEvent' | 'deleteEventBySlug'>, res: Res<'deleteEvent' | 'deleteEventBySlug'>) {
     const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
     const options = { force, scope: scopeOf(req), expect: precondition(req) };

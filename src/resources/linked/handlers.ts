@@ -4,7 +4,7 @@ import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
-import { paging, sendList } from '../../http/paging';
+import { paging, sendList, type ListBody } from '../../http/paging';
 import { isTrue } from '../../core/flags';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
@@ -13,7 +13,7 @@ import { claimCreated } from '../../http/idempotency';
 import type { OnCreated } from '../../core/write';
 import type { Caller } from '../../users/roles';
 import { readerOf, renderLinked } from '../records';
-import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow } from './kinds';
+import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './kinds';
 import { listLinked } from './repository';
 import { withModifiedRange } from '../posts/modified';
 import * as service from './service';
@@ -21,7 +21,13 @@ import * as service from './service';
 type Op<V extends keyof HandlerTable, O extends keyof HandlerTable> = TypedRequest<V | O>;
 type AnyReq = TypedRequest<keyof HandlerTable>;
 
-function handlersFor(kind: LinkedKind) {
+/**
+ * One implementation for both kinds, so its answers are typed by the kind (`Response<Venue>` for venues); that each
+ * is its operation's answer in the spec is checked where they enter the table (`satisfies Partial<HandlerTable>`).
+ */
+function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
+  type One = Response<LinkedWire<T>>;
+  type Page = Response<ListBody<LinkedKind<T>['plural'], LinkedWire<T>>>;
   const target = (req: AnyReq): Promise<LinkedRow> => {
     const { db } = context(req);
     const params = req.params as { id?: number; slug?: string };
@@ -31,19 +37,19 @@ function handlersFor(kind: LinkedKind) {
   };
   const wire = async (req: AnyReq, rows: LinkedRow[], withJsonLd: boolean) =>
     renderLinked(readerOf(req), kind, rows, withJsonLd);
-  const send = async (req: AnyReq, res: Response, id: number, withJsonLd = false) => {
+  const send = async (req: AnyReq, res: One, id: number, withJsonLd = false) => {
     const row = (await kind.load(context(req).db, [id])).get(id) as LinkedRow;
     res.json((await wire(req, [row], withJsonLd))[0]);
   };
   /** The record as its create answers it (without `json_ld`). */
-  const renderCreated: RenderCreated = async (req, id) => {
+  const renderCreated: RenderCreated<LinkedWire<T>> = async (req, id) => {
     const row = (await kind.load(context(req).db, [id])).get(id);
     return row && (await wire(req, [row], false))[0];
   };
   const writer = (req: AnyReq) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
   return {
     renderCreated,
-    async list(req: Op<'listVenues', 'listOrganizers'>, res: Response) {
+    async list(req: Op<'listVenues', 'listOrganizers'>, res: Page) {
       const { db, config } = context(req);
       const page = paging(req.query);
       const filters = withModifiedRange(
@@ -60,28 +66,25 @@ function handlersFor(kind: LinkedKind) {
       );
       sendList(req, res, { key: kind.plural, items, total, paging: page });
     },
-    async create(req: Op<'createVenue', 'createOrganizer'>, res: Response) {
+    async create(req: Op<'createVenue', 'createOrganizer'>, res: One) {
       const created = (id: number): Created => ({ type: kind.type, id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
       const id = await service.createLinked(context(req), kind, writer(req), req.body, onCreated);
       await sendCreated(req, res, created(id), renderCreated);
     },
-    async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: Response) {
+    async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: One) {
       const row = await target(req);
       service.assertReadable(kind, row, caller(req));
       singleRecord(res, row);
       await send(req, res, row.id, true);
     },
-    async update(req: AnyReq, res: Response) {
+    async update(req: AnyReq, res: One) {
       const row = await target(req);
       const body = (req.body ?? {}) as service.LinkedWrite;
       await service.updateLinked(context(req), kind, writer(req), row, body, precondition(req));
       await send(req, res, row.id);
     },
-    async remove(
-      req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>,
-      res: Response,
-    ) {
+    async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: One) {
       const row = await target(req);
       const force = req.query.force !== undefined && isTrue(req.query.force);
       const expect = precondition(req);

@@ -2,6 +2,7 @@
  * Venues and organizers are the two "linked posts" of an event (docs/compatibility.md §1.5, §1.6, §4.7, §5.2). What
  * differs between them is declared here; the service, list and handlers in this folder serve both.
  */
+import type { components } from '../../../generated/schema';
 import type { Executor } from '../../db/types';
 import type { ImageRow } from '../images/images';
 import type { RenderContext } from '../posts/mapper';
@@ -13,12 +14,21 @@ import { toWireVenue } from '../venues/mapper';
 
 export type LinkedRow = PostRow & { image_id: number | null };
 
-export interface LinkedKind {
-  type: 'venue' | 'organizer';
+/** Each kind's wire shape (the spec's schema) and collection. */
+interface LinkedTypes {
+  venue: { wire: components['schemas']['Venue']; plural: 'venues' };
+  organizer: { wire: components['schemas']['Organizer']; plural: 'organizers' };
+}
+export type LinkedType = keyof LinkedTypes;
+export type LinkedWire<T extends LinkedType> = LinkedTypes[T]['wire'];
+
+/** A kind of linked post; `LinkedKind` alone is either. */
+export interface LinkedKind<T extends LinkedType = LinkedType> {
+  type: T;
   /** The capability suffix, collection segment and list key. */
-  plural: 'venues' | 'organizers';
+  plural: LinkedTypes[T]['plural'];
   /** Table of the kind's own fields, keyed by `post_id`. */
-  table: 'venues' | 'organizers';
+  table: LinkedTypes[T]['plural'];
   /** Text fields of the table (`""` clears them). */
   textFields: readonly string[];
   /**
@@ -29,12 +39,12 @@ export interface LinkedKind {
   /** Organizer text fields lose tags and line breaks (docs/compatibility.md §4.7). */
   plainText: boolean;
   load(db: Executor, ids: number[]): Promise<Map<number, LinkedRow>>;
-  toWire(ctx: RenderContext, row: LinkedRow, images: Map<number, ImageRow>, withJsonLd: boolean): object;
+  toWire(ctx: RenderContext, row: LinkedRow, images: Map<number, ImageRow>, withJsonLd: boolean): LinkedWire<T>;
   /** How events link to it: the event column, or the join table. */
   eventLink: { column: 'venue_id' } | { table: 'event_organizers'; column: 'organizer_id' };
 }
 
-export const VENUES: LinkedKind = {
+export const VENUES: LinkedKind<'venue'> = {
   type: 'venue',
   plural: 'venues',
   table: 'venues',
@@ -46,7 +56,7 @@ export const VENUES: LinkedKind = {
   eventLink: { column: 'venue_id' },
 };
 
-export const ORGANIZERS: LinkedKind = {
+export const ORGANIZERS: LinkedKind<'organizer'> = {
   type: 'organizer',
   plural: 'organizers',
   table: 'organizers',

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
-import { paging, sendList } from '../../http/paging';
+import { paging, sendList, type ListBody } from '../../http/paging';
 import { singleRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
@@ -15,11 +15,16 @@ import * as service from './service';
 import { findTerm, type TermRow } from './repository';
 import { readerOf, renderTerms } from '../records';
 import type { OnCreated } from '../../core/write';
-import { CATEGORIES, TAGS, type TaxonomyInfo } from './taxonomies';
+import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './taxonomies';
 
 type Req<C extends keyof HandlerTable, T extends keyof HandlerTable> = TypedRequest<C | T>;
 
-function handlersFor(info: TaxonomyInfo) {
+/**
+ * One implementation for both taxonomies, so its answers are typed by the taxonomy (`Response<Category>` for
+ * categories); that each is its operation's answer in the spec is checked where they enter the table.
+ */
+function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
+  type One = Response<TermWire<K>>;
   /** The terms in the request's language, in the wire shape. */
   const wire = (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
     renderTerms(readerOf(req), info, rows);
@@ -29,37 +34,37 @@ function handlersFor(info: TaxonomyInfo) {
     language: requestLanguage(req),
   });
   /** The term as its create answers it (as every single read does). */
-  const renderCreated: RenderCreated = async (req, id) => {
+  const renderCreated: RenderCreated<TermWire<K>> = async (req, id) => {
     const row = await findTerm(context(req).db, info.taxonomy, id);
     return row && one(req, row);
   };
   return {
     renderCreated,
-    async list(req: Req<'listCategories', 'listTags'>, res: Response) {
+    async list(req: Req<'listCategories', 'listTags'>, res: Response<ListBody<K, TermWire<K>>>) {
       const page = paging(req.query);
       const { rows, total } = await service.listTerms(context(req).db, info, req.query, page, requestLanguage(req));
       sendList(req, res, { key: info.key, items: await wire(req, rows), total, paging: page });
     },
-    async create(req: Req<'createCategory', 'createTag'>, res: Response) {
+    async create(req: Req<'createCategory', 'createTag'>, res: One) {
       const created = (id: number): Created => ({ type: resourceOf(info), id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
       const term = await service.createTerm(context(req), info, writer(req), req.body, onCreated);
       await sendCreated(req, res, created(term.id), renderCreated);
     },
-    async get(req: Req<'getCategory', 'getTag'>, res: Response) {
+    async get(req: Req<'getCategory', 'getTag'>, res: One) {
       const term = await service.getTerm(context(req).db, info, req.params.id);
       singleRecord(res, term);
       res.json(await one(req, term));
     },
     async update(
       req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>,
-      res: Response,
+      res: One,
     ) {
       const body = req.body ?? {};
       const term = await service.updateTerm(context(req), info, writer(req), req.params.id, body, precondition(req));
       res.json(await one(req, term));
     },
-    async remove(req: Req<'deleteCategory', 'deleteTag'>, res: Response) {
+    async remove(req: Req<'deleteCategory', 'deleteTag'>, res: One) {
       const term = await service.deleteTerm(
         context(req),
         info,

@@ -2,7 +2,7 @@
 import type { components } from '../../../generated/schema';
 import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
 import type { TermRow } from './repository';
-import type { TaxonomyInfo } from './taxonomies';
+import type { TaxonomyInfo, TermKey, TermWire } from './taxonomies';
 
 type Category = components['schemas']['Category'];
 type Tag = components['schemas']['Tag'];
@@ -13,7 +13,8 @@ export function termUrls(req: RequestLike, info: TaxonomyInfo, row: Pick<TermRow
   return { self: `${collection}/${row.id}`, collection, ...(row.parent ? { up: `${collection}/${row.parent}` } : {}) };
 }
 
-export function toWireTerm(req: RequestLike, info: TaxonomyInfo, row: TermRow): Category | Tag {
+/** A category (`hierarchical`) or a tag, as the taxonomy's own routes answer it. */
+export function toWireTerm<K extends TermKey>(req: RequestLike, info: TaxonomyInfo<K>, row: TermRow): TermWire<K> {
   const base = {
     id: row.id,
     count: row.count,
@@ -23,7 +24,9 @@ export function toWireTerm(req: RequestLike, info: TaxonomyInfo, row: TermRow): 
   };
   const url = `${publicUrl(req)}/${info.publicPath}/${row.slug}/`;
   const urls = termUrls(req, info, row);
-  return info.hierarchical
+  const term: Category | Tag = info.hierarchical
     ? { ...base, taxonomy: 'tribe_events_cat', parent: row.parent, meta: [], url, urls }
     : { ...base, taxonomy: 'post_tag', meta: [], url, urls };
+  // the runtime flag picks the shape; TypeScript cannot narrow `K` from it (CATEGORIES is the hierarchical one)
+  return term as TermWire<K>;
 }

@@ -1,19 +1,29 @@
 /** What differs between categories and tags; everything else in this folder serves both. */
+import type { components } from '../../../generated/schema';
 import type { Taxonomy } from './repository';
 
-export interface TaxonomyInfo {
+/** Each collection's wire shape (the spec's schema). */
+interface TermTypes {
+  categories: components['schemas']['Category'];
+  tags: components['schemas']['Tag'];
+}
+export type TermKey = keyof TermTypes;
+export type TermWire<K extends TermKey> = TermTypes[K];
+
+/** A taxonomy; `TaxonomyInfo` alone is either. */
+export interface TaxonomyInfo<K extends TermKey = TermKey> {
   taxonomy: Taxonomy;
   /** The collection segment and list envelope key. */
-  key: 'categories' | 'tags';
+  key: K;
   hierarchical: boolean;
   /** Public term page: `{site}/events/category/{slug}/`, `{site}/tag/{slug}/` (docs/compatibility.md §1.4). */
   publicPath: string;
 }
 
-export const CATEGORIES: TaxonomyInfo = {
+export const CATEGORIES: TaxonomyInfo<'categories'> = {
   taxonomy: 'tribe_events_cat',
   key: 'categories',
   hierarchical: true,
   publicPath: 'events/category',
 };
-export const TAGS: TaxonomyInfo = { taxonomy: 'post_tag', key: 'tags', hierarchical: false, publicPath: 'tag' };
+export const TAGS: TaxonomyInfo<'tags'> = { taxonomy: 'post_tag', key: 'tags', hierarchical: false, publicPath: 'tag' };
