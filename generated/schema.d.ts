@@ -270,9 +270,9 @@ export interface paths {
          * @description The occurrences of the series that holds event `{id}`, the series event included, in start order, with the
          *     window, paging and envelope of `GET /events` (key `events`); an event that is not in a series lists itself.
          *     Without `start_date` and `end_date` the window is the list's default one (yesterday 00:00 to 24 months ahead);
-         *     a window past the horizon of an open-ended series materialises it first. Visibility, statuses and passwords
-         *     are as in `GET /events`. An unknown id is `404 rest-event-not-found`, the id of a venue or organizer
-         *     `400 rest-invalid-event-id`.
+         *     a window past the horizon of an open-ended series shows the occurrences up to the horizon. Visibility, statuses
+         *     and passwords are as in `GET /events`. An unknown id is `404 rest-event-not-found`, the id of a venue or
+         *     organizer `400 rest-invalid-event-id`.
          */
         get: operations["listEventOccurrences"];
         put?: never;
@@ -2075,7 +2075,7 @@ export interface components {
          * @example []
          */
         OrganizerLink: components["schemas"]["OrganizerLinkItem"] | components["schemas"]["OrganizerLinkItem"][] | null;
-        /** @description Makes the event a series (the event is its first occurrence, its `start_date` in its `timezone` the DTSTART), or changes the series' rule; `null` makes it a single event again and trashes its later occurrences. Occurrences keep their local wall-clock time across DST changes; a local time that does not exist (a spring-forward gap) or a date that does not exist is skipped and not counted; an ambiguous local time takes the first instant. At most 1000 occurrences; an open-ended rule is materialised `RECURRENCE_HORIZON_MONTHS` (default 24) ahead, and further as time passes or lists ask for later windows. A rule that is not valid is `400 rest_invalid_param` naming `recurrence`. */
+        /** @description Makes the event a series (the event is its first occurrence, its `start_date` in its `timezone` the DTSTART), or changes the series' rule; `null` makes it a single event again and trashes its later occurrences. Occurrences keep their local wall-clock time across DST changes; a local time that does not exist (a spring-forward gap) or a date that does not exist is skipped and not counted; an ambiguous local time takes the first instant. At most 1000 occurrences; an open-ended rule is materialised `RECURRENCE_HORIZON_MONTHS` (default 24) ahead, and further as time passes; lists never materialise, so a window past the horizon shows what it covers. A rule that is not valid is `400 rest_invalid_param` naming `recurrence`. */
         RecurrenceWrite: {
             /**
              * @description An RFC 5545 RECUR value without the `RRULE:` prefix. `FREQ` is `DAILY`, `WEEKLY`, `MONTHLY` or `YEARLY`; the parts `INTERVAL`, `COUNT`, `UNTIL` (a date, which keeps its whole local day, or a UTC date-time with `Z`), `BYDAY` (with ordinals such as `2TU` and `-1FR` in monthly and yearly rules), `BYMONTHDAY`, `BYMONTH`, `BYYEARDAY`, `BYWEEKNO`, `BYSETPOS` and `WKST` are accepted.
