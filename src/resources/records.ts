@@ -44,12 +44,12 @@ export interface EventView {
 
 /** Events in the wire shape; `view` is the same for all, or given per row. */
 export async function renderEvents(
-  { req, db, language }: Reader,
+  { req, db, language, caller }: Reader,
   rows: EventRow[],
   view: EventView | ((row: EventRow) => EventView) = {},
 ): Promise<Event[]> {
   const translated = await translatePosts(db, rows, language);
-  const relations = await loadRelations(db, translated, language);
+  const relations = await loadRelations(db, translated, language, caller);
   const ctx = renderContext(req);
   const viewOf = typeof view === 'function' ? view : () => view;
   return translated.map((row, i) => toWireEvent(ctx, row, relations, viewOf(rows[i])));

@@ -19,6 +19,12 @@ export const SEARCH_FIELDS: Record<SearchKind, readonly string[]> = {
   term: ['name', 'slug'],
 };
 
+/**
+ * Fields only some callers may read (a password-protected event's excerpt and description): a search by a caller
+ * who may not read them matches the record on its other fields only (D64).
+ */
+export const PROTECTED_FIELDS: Partial<Record<SearchKind, readonly string[]>> = { event: ['excerpt', 'content'] };
+
 export const SEARCH_COLUMNS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8', 'f9'] as const;
 
 /** Which records a write touched: posts (events, venues, organizers) or terms (categories, tags). */

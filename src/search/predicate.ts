@@ -16,6 +16,10 @@
  * `MAX_EXPANSION` trigrams start with it, are checked by the `LIKE` alone; when no fragment of a search can use an
  * index, the search documents (not the events) are scanned.
  *
+ * A record with protected fields (a password-protected event) that the caller may not read matches on its open
+ * fields only: every fragment in an open field, or the record unlocked (D64). Otherwise whether it is found would
+ * tell, fragment by fragment, what its hidden text holds.
+ *
  * A selective search (at most `FEW_MATCHES` records) is resolved to its ids before the list query runs: the list
  * then reads those records by primary key. Left as a subquery, a rare word made both planners walk the whole date
  * window in order, testing each event against the matches, to fill a page they rarely found (~1 s at 1 M events).
@@ -23,7 +27,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
 import { isPostgres, likeContains, toNumber } from '../db/dialect';
-import { SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
+import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 
 export type { SearchKind } from './documents';
@@ -41,6 +45,12 @@ const RULES: Record<SearchKind, { fragments: FragmentRule; everyFragmentInOneFie
   term: { fragments: 'whole', everyFragmentInOneField: false },
 };
 
+/** Who may match on protected fields: the caller's rule, as SQL on a `posts` row. */
+export interface ProtectedFields {
+  /** Restricts `query` to the records (the `posts` row is `alias`) whose protected fields the caller may read. */
+  unlocked(query: Knex.QueryBuilder, alias: string): void;
+}
+
 /** A search resolved for one kind of record and language, ready to be applied to a list query. */
 export interface SearchQuery {
   kind: SearchKind;
@@ -52,20 +62,30 @@ export interface SearchQuery {
   unsettled: string[];
   /** Every matching record, when there are few (`FEW_MATCHES`). */
   ids?: number[];
+  /** Set when the caller may not read every record's protected fields. */
+  protect?: ProtectedFields;
 }
 
-/** Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be). */
+/**
+ * Resolves `search` for `kind` in `language` (on SQLite, looks up which trigrams short fragments may be); `protect`
+ * when the caller may not read every record's protected fields.
+ */
 export async function prepareSearch(
   db: Executor,
   kind: SearchKind,
   search: string,
   language: string,
+  protect?: ProtectedFields,
 ): Promise<SearchQuery | undefined> {
   const fragments = searchFragments(search, RULES[kind].fragments);
   if (!fragments.length) return undefined;
-  const resolved = isPostgres(db)
-    ? { kind, language, fragments, unsettled: fragments }
-    : await resolveFts(db, kind, language, fragments);
+  const guarded = protect && PROTECTED_FIELDS[kind] ? { protect } : {};
+  const resolved = {
+    ...(isPostgres(db)
+      ? { kind, language, fragments, unsettled: fragments }
+      : await resolveFts(db, kind, language, fragments)),
+    ...guarded,
+  };
   if (resolved.fts === false) return resolved;
   const matches = (await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1)) as Array<{ record_id: unknown }>;
   return matches.length > FEW_MATCHES ? resolved : { ...resolved, ids: matches.map((row) => toNumber(row.record_id)) };
@@ -117,12 +137,31 @@ function matchingDocuments(db: Executor, search: SearchQuery): Knex.QueryBuilder
           );
       });
     });
-  if (search.unsettled.length) documents.where((match) => exactRule(match, search));
+  if (search.unsettled.length)
+    documents.where((match) => exactRule(match, search.kind, searchedColumns(search.kind), search.unsettled));
+  const { protect } = search;
+  if (protect) {
+    // matched on open fields, or the caller may read the protected ones (a primary-key look-up per candidate)
+    documents.where((open) => {
+      open
+        .where((match) => exactRule(match, search.kind, openColumns(search.kind), search.fragments))
+        .orWhereExists(
+          db('posts as pw')
+            .whereRaw('pw.id = d.record_id')
+            .where((unlocked) => protect.unlocked(unlocked, 'pw')),
+        );
+    });
+  }
   return documents;
 }
 
-function exactRule(query: Knex.QueryBuilder, { kind, unsettled: fragments }: SearchQuery): void {
-  const columns = SEARCH_COLUMNS.slice(0, SEARCH_FIELDS[kind].length);
+const searchedColumns = (kind: SearchKind) => SEARCH_COLUMNS.slice(0, SEARCH_FIELDS[kind].length);
+
+/** The columns of the fields anyone may match on. */
+const openColumns = (kind: SearchKind) =>
+  searchedColumns(kind).filter((_column, i) => !PROTECTED_FIELDS[kind]?.includes(SEARCH_FIELDS[kind][i]));
+
+function exactRule(query: Knex.QueryBuilder, kind: SearchKind, columns: string[], fragments: string[]): void {
   const contains = (q: Knex.QueryBuilder, column: string, fragment: string) =>
     q.whereRaw(`?? like ? escape '\\'`, [`d.${column}`, likeContains(fragment)]);
   if (RULES[kind].everyFragmentInOneField) {

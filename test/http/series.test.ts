@@ -577,8 +577,38 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       // horizon now 18 October 2027 (3 months and 2 days after 16 July): 18 Wednesdays from 16 June
       expect(await total({ start_date: '2027-01-01', end_date: '2027-10-15' })).toBe(18);
 
-      // a list asking past the horizon extends it first
-      expect(await total({ start_date: '2027-01-01', end_date: '2028-06-15' })).toBe(53);
+      // a list asking past the horizon answers what the horizon covers: reads never materialise (D65)
+      expect(await total({ start_date: '2027-01-01', end_date: '2028-06-15' })).toBe(18);
+    });
+
+    it('an anonymous list far past the horizon writes nothing (issue 21)', async () => {
+      setClock(clockStartingAt(TEST_NOW));
+      const as = horizonService.as('administrator');
+      for (let i = 0; i < 30; i++) {
+        const created = await http(horizonService)
+          .post(base)
+          .auth(...as)
+          .send({
+            title: `Weekly draft ${i}`,
+            status: 'draft',
+            start_date: '2027-06-16 10:00:00',
+            end_date: '2027-06-16 11:00:00',
+            recurrence: { rrule: 'FREQ=WEEKLY' },
+          });
+        expect(created.status).toBe(201);
+      }
+      const db = horizonService.database.db;
+      const counts = async () => ({
+        events: Number((await db('events').count({ n: '*' }))[0].n),
+        changes: Number((await db('changes').count({ n: '*' }))[0].n),
+        series: await db('event_series').orderBy('event_id').select('event_id', 'horizon_utc'),
+      });
+      const before = await counts();
+      const res = await http(horizonService)
+        .get(base)
+        .query({ start_date: '2027-01-01', end_date: '2126-12-31', per_page: 1 });
+      expect(res.status).toBe(200);
+      expect(await counts()).toEqual(before);
     });
   });
 });

@@ -42,10 +42,11 @@ async function answer(
 ): Promise<void> {
   const { db } = context(req);
   const language = requestLanguage(req);
-  const items = await feedItems(db, rows, caller(req));
+  const who = caller(req);
+  const items = await feedItems(db, rows, who);
   const originals = items.map((item) => item.row);
   const translated = await translatePosts(db, originals, language);
-  const relations = await loadRelations(db, translated, language);
+  const relations = await loadRelations(db, translated, language, who);
   const ctx = renderContext(req);
   // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
   const textLanguage = (row: EventRow, i: number) =>

@@ -6,7 +6,8 @@ import type { Executor } from '../../db/types';
 import { ApiError, invalidParam } from '../../core/errors';
 import { canChange, canRead, type Caller } from '../../users/roles';
 import * as posts from '../posts/repository';
-import { forbidden, passwordMatches } from '../posts/rules';
+import { forbidden, passwordMatches, STATUSES } from '../posts/rules';
+import type { ProtectedFields } from '../../search/predicate';
 import * as repo from './repository';
 import type { EventRow } from './repository';
 
@@ -41,4 +42,24 @@ export function assertReadable(row: EventRow, caller: Caller | undefined, passwo
   if (row.status === 'trash') throw forbidden('event-no-longer-available', 'event_no_longer_available');
   if (!canRead(caller, 'events', owned(row))) throw forbidden('event-not-accessible', 'event_not_accessible');
   if (!unlocked(row, caller, password)) throw forbidden('event-password-protected', 'event_password_protected');
+}
+
+/**
+ * `unlocked` as SQL, for `search` (D64): not protected, protected by the password sent, or editable by the caller.
+ * Undefined when the caller may edit every event.
+ */
+export function unlockedRule(caller: Caller | undefined, password: string | undefined): ProtectedFields | undefined {
+  const editable = (authorId: number | null) =>
+    STATUSES.filter((status) => canChange(caller, 'edit', 'events', { authorId, status }));
+  const others = editable(null);
+  if (others.length === STATUSES.length) return undefined;
+  const own = caller ? editable(caller.id) : [];
+  return {
+    unlocked(q, p) {
+      q.where(`${p}.password`, '');
+      if (password) q.orWhere(`${p}.password`, password);
+      if (others.length) q.orWhereIn(`${p}.status`, others);
+      if (caller && own.length) q.orWhere((o) => o.where(`${p}.author_id`, caller.id).whereIn(`${p}.status`, own));
+    },
+  };
 }

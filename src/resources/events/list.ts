@@ -18,6 +18,7 @@ import { listStatuses, whereReadable } from '../posts/rules';
 import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
 import { venueIdsNear, type EventFilters } from './repository';
 import { prepareSearch } from '../../search/predicate';
+import { unlockedRule } from './access';
 
 export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
@@ -53,7 +54,11 @@ export async function eventFilters(
       : undefined,
     ...(q.include ? { include: q.include } : dates(config, q, now, window)),
   };
-  if (q.search) filters.search = await prepareSearch(db, 'event', q.search, language);
+  if (q.search) {
+    // callers who may not read a protected event's text do not match on it (D64)
+    const protect = unlockedRule(caller, q.password);
+    filters.search = await prepareSearch(db, 'event', q.search, language, protect);
+  }
   if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
   if (q.tags) filters.tagIds = await termFilter(db, 'post_tag', 'tags', q.tags, false);
   if (q.venue) filters.venueIds = await postFilter(db, 'venue', q.venue);

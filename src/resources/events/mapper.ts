@@ -24,6 +24,7 @@ import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import { organizerIdsOf, type EventRow } from './repository';
 import { translatePosts, translateTerms } from '../translations';
 import { recurrenceOf } from '../series/wire';
+import { canRead, type Caller } from '../../users/roles';
 
 type Event = components['schemas']['Event'];
 type EmbeddedTerm = components['schemas']['EmbeddedTerm'];
@@ -38,8 +39,17 @@ export interface EventRelations {
   recurrence: Map<number, NonNullable<Event['recurrence']>>;
 }
 
-/** What the events of a page link to, in `language` (the events themselves are translated by the caller). */
-export async function loadRelations(db: Executor, rows: EventRow[], language: string): Promise<EventRelations> {
+/**
+ * What the events of a page link to, as `caller` may read it, in `language` (the events themselves are translated by
+ * the caller). A venue or organizer the caller may not read (draft, private, trashed) is left out, as if unlinked
+ * (D63): embedding must not show what `GET /venues/{id}` refuses.
+ */
+export async function loadRelations(
+  db: Executor,
+  rows: EventRow[],
+  language: string,
+  caller: Caller | undefined,
+): Promise<EventRelations> {
   const ids = rows.map((row) => row.id);
   const [termsByPost, organizerIds, recurrence] = await Promise.all([
     termsOfPosts(db, ids),
@@ -55,8 +65,8 @@ export async function loadRelations(db: Executor, rows: EventRow[], language: st
     translateTerms(db, [...termsByPost.values()].flat(), language),
   ]);
   const [venues, organizers] = await Promise.all([
-    translated(db, venueRows, language),
-    translated(db, organizerRows, language),
+    translated(db, readableBy(caller, 'venues', venueRows), language),
+    translated(db, readableBy(caller, 'organizers', organizerRows), language),
   ]);
   const translatedTerms = new Map(termRows.map((term) => [term.id, term]));
   const terms = new Map(
@@ -66,6 +76,16 @@ export async function loadRelations(db: Executor, rows: EventRow[], language: st
     r.image_id === null ? [] : [r.image_id],
   );
   return { terms, organizerIds, venues, organizers, images: await imagesByIds(db, imageIds), recurrence };
+}
+
+function readableBy<T extends VenueRow | OrganizerRow>(
+  caller: Caller | undefined,
+  type: 'venues' | 'organizers',
+  rows: Map<number, T>,
+): Map<number, T> {
+  const readable = (row: T) =>
+    row.status !== 'trash' && canRead(caller, type, { authorId: row.author_id, status: row.status });
+  return new Map([...rows].filter(([, row]) => readable(row)));
 }
 
 async function translated<T extends VenueRow | OrganizerRow>(

@@ -7,6 +7,7 @@ import type { components } from '../../../generated/schema';
 import type { Config } from '../../config';
 import { asId } from '../../domain/ids';
 import { ApiError, invalidParam } from '../../core/errors';
+import { canRead } from '../../users/roles';
 import type { Write, Writer } from '../../core/write';
 import * as posts from '../posts/repository';
 import { findTermForEvent } from '../terms/repository';
@@ -74,9 +75,14 @@ async function linkedIds(inline: Inline, kind: LinkedKind, inputs: unknown[]): P
     else if (isInlineRecord(input, kind)) ids.push(await createInline(inline, kind, input));
     else throw invalidParam(kind.type, `${kind.type}_invalid`);
   }
-  // trashed ones cannot be linked
-  const existing = await posts.existingIds(inline.w.trx, kind.type, ids, { live: true });
-  if (ids.some((id) => !existing.has(id))) throw invalidParam(kind.type, `${kind.type}_invalid`);
+  // trashed ones cannot be linked, nor ones the writer may not read (the same 400 as an unknown id: a draft or
+  // private record's existence is not revealed, and linking cannot be used to read it, D63)
+  const owners = await posts.ownersOf(inline.w.trx, kind.type, ids, { live: true });
+  const readable = (id: number) => {
+    const owner = owners.get(id);
+    return owner !== undefined && canRead(inline.writer.caller, kind.plural, owner);
+  };
+  if (!ids.every(readable)) throw invalidParam(kind.type, `${kind.type}_invalid`);
   return ids;
 }
 

@@ -27,13 +27,14 @@ export async function updateDetails(
 /**
  * The record a create reuses (docs/compatibility.md §4.7): the same name and the same value of every duplicate field
  * sent (`match`: `p.` or `d.` column → cleaned text), compared case-insensitively as the plugin's MySQL collation does;
- * trashed records are not reused.
+ * trashed records are not reused, nor those `readable` (the writer's read rule on `p`) leaves out.
  */
 export async function findDuplicate(
   db: Executor,
   kind: LinkedKind,
   name: string,
   match: Record<string, string>,
+  readable: (query: Knex.QueryBuilder) => void,
 ): Promise<number | undefined> {
   const query = db('posts as p')
     .join(`${kind.table} as d`, 'd.post_id', 'p.id')
@@ -44,6 +45,7 @@ export async function findDuplicate(
     .first('p.id');
   for (const [column, value] of Object.entries(match))
     query.andWhereRaw('lower(??) = ?', [column, value.toLowerCase()]);
+  readable(query);
   const row = await query;
   return row ? toNumber(row.id) : undefined;
 }

@@ -5,6 +5,7 @@
  */
 import type { Config } from '../../config';
 import type { Executor } from '../../db/types';
+import type { Knex } from 'knex';
 import { lockFor, utcNow } from '../../db/dialect';
 import { formatUtc, parseDateInput } from '../../domain/dates';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
@@ -79,7 +80,10 @@ export async function createLinkedIn(
   const { trx } = w;
   const name = nameOf(kind, body[kind.type]);
   await lockFor(trx, `${kind.type}:${name.toLowerCase()}`); // the duplicate check and the insert, one writer per name
-  const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body));
+  // only a record the writer may read is reused: reusing another's draft would show it, or tell that it exists
+  const readable = (q: Knex.QueryBuilder) =>
+    whereReadable(q, writer.caller, kind.plural, 'p.status', () => 'p.author_id');
+  const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body), readable);
   if (duplicate !== undefined) {
     await writeFields(w, config, kind, writer, body, (await kind.load(trx, [duplicate])).get(duplicate));
     w.change(kind.type, duplicate, 'updated');

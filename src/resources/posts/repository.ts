@@ -48,14 +48,29 @@ export async function existingIds(
   ids: number[],
   { live = false } = {},
 ): Promise<Set<number>> {
-  if (!ids.length) return new Set();
-  const query = db('posts').where({ type }).whereIn('id', ids).select('id');
+  return new Set((await ownersOf(db, type, ids, { live })).keys());
+}
+
+/** Like `existingIds`, with each post's author and status (what the read and edit rules look at). */
+export async function ownersOf(
+  db: Executor,
+  type: PostType,
+  ids: number[],
+  { live = false } = {},
+): Promise<Map<number, { authorId: number | null; status: string }>> {
+  if (!ids.length) return new Map();
+  const query = db('posts').where({ type }).whereIn('id', ids).select('id', 'author_id', 'status');
   if (live) {
     query.whereNot('status', 'trash');
     if (isPostgres(db) && 'isTransaction' in db && db.isTransaction) query.forShare();
   }
-  const rows: Array<{ id: number }> = await query;
-  return new Set(rows.map((r) => toNumber(r.id)));
+  const rows: Array<{ id: number; author_id: number | null; status: string }> = await query;
+  return new Map(
+    rows.map((r) => [
+      toNumber(r.id),
+      { authorId: r.author_id === null ? null : toNumber(r.author_id), status: r.status },
+    ]),
+  );
 }
 
 export async function insertPost(db: Executor, values: PostValues): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * The horizon of open-ended series: they are materialised RECURRENCE_HORIZON_MONTHS ahead, extended by a daily job
- * (one node at a time, through a lease) and on demand by a list asking past it; and how far behind they are, for
- * the metrics.
+ * (one node at a time, through a lease), never by a read (D65: a list past the horizon answers what is materialised);
+ * and how far behind they are, for the metrics.
  */
 import { DateTime } from 'luxon';
 import type { Config } from '../../config';
@@ -27,13 +27,6 @@ async function extendSeries(db: Db, seriesId: number, untilUtc: WallClock): Prom
     await materialise(w, event, extended, 'extend');
     await repo.saveSeries(trx, extended);
   });
-}
-
-/** Extends every open-ended series materialised short of `untilUtc` (a list asking past the horizon). */
-export async function ensureHorizon(db: Db, config: Readonly<Config>, untilUtc: WallClock | undefined): Promise<void> {
-  if (!untilUtc) return;
-  const target = [untilUtc, horizonFrom(config)].sort()[1];
-  for (const id of await repo.seriesShortOf(db, untilUtc)) await extendSeries(db, id, target);
 }
 
 /**
