@@ -23,6 +23,9 @@ need python3-icalendar /usr/bin/python3 -c 'import icalendar'
 need python3-recurring-ical-events /usr/bin/python3 -c 'import recurring_ical_events'
 need radicale /usr/bin/python3 -c 'import radicale'
 need prometheus has promtool
+# the SSRF tests run the CLI in a network namespace of their own (test/process/import-addresses.test.ts)
+need iproute2 has ip
+need util-linux has unshare
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

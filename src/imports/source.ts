@@ -1,17 +1,14 @@
 /**
- * Where an import reads from: a file, or an http(s) URL fetched without ever connecting to a private, loopback or
- * link-local address (checked on every connection, redirects included, so DNS cannot point it inside) unless the
- * operator allows it explicitly.
+ * Where an import reads from: a file, or an http(s) URL fetched without ever connecting to a non-public address
+ * (src/outbound/guard.ts: the literal, every resolved address and the connected one, on every hop of a redirect)
+ * unless the operator allows it explicitly.
  */
 import fs from 'node:fs/promises';
-import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
-import type { LookupFunction } from 'node:net';
+import type http from 'node:http';
+import { guardedRequest, type AddressGuard } from '../outbound/guard';
 
 export interface FetchOptions {
-  /** Allow private, loopback and link-local addresses (e.g. another instance on 127.0.0.1). */
+  /** Allow private, loopback and every other non-public address (e.g. another instance on 127.0.0.1). */
   allowPrivate?: boolean;
   /** Largest body read, in bytes. */
   maxBytes?: number;
@@ -33,7 +30,7 @@ export async function readSource(source: string, options: FetchOptions = {}): Pr
   return (await fetchText(source.replace(/^webcal:/i, 'https:'), options)).body;
 }
 
-/** GET of a URL, following up to five redirects, each connection checked by `guardedLookup`. */
+/** GET of a URL, following up to five redirects, each hop a new guarded request. */
 export async function fetchText(
   url: string,
   options: FetchOptions = {},
@@ -57,20 +54,15 @@ function getOnce(
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new SourceError(`unsupported URL scheme ${url.protocol}`);
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(literal) && !options.allowPrivate && isPrivateAddress(literal)) {
-    throw new SourceError(`${literal} is a private address (allow it with --allow-private)`); // no lookup for literals
-  }
   const maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
-  const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(
+    const request = guardedRequest(
       url,
       {
-        lookup: guardedLookup(Boolean(options.allowPrivate)),
         headers: { Accept: 'text/calendar, application/json;q=0.9, */*;q=0.5', ...options.headers },
         timeout: options.timeoutMs ?? 60_000,
       },
+      importGuard(Boolean(options.allowPrivate)),
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -94,51 +86,21 @@ function getOnce(
     request.on('error', (err) =>
       reject(err instanceof SourceError ? err : new SourceError(`${redacted(url.href)}: ${err.message}`)),
     );
+    request.end();
   });
 }
 
-/** A `lookup` for http(s).get that refuses addresses inside the host's networks unless allowed. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const refused = list.find((a) => !allowPrivate && isPrivateAddress(a.address));
-      if (refused) {
-        return callback(
-          new SourceError(
-            `${hostname} resolves to ${refused.address}, a private address (allow it with --allow-private)`,
-          ),
-          '',
-          0,
-        );
-      }
-      if ((options as { all?: boolean }).all)
-        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      return callback(null, list[0].address, list[0].family);
-    });
+/** The address policy of imports (src/outbound/guard.ts), with messages that say how to allow private targets. */
+function importGuard(allowPrivate: boolean): AddressGuard {
+  return {
+    allowPrivate,
+    refuse: (host, address) =>
+      new SourceError(
+        host === address
+          ? `${host} is a private address (allow it with --allow-private)`
+          : `${host} resolves to ${address}, a private address (allow it with --allow-private)`,
+      ),
   };
-}
-
-/** Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and IPv4-mapped forms of them. */
-export function isPrivateAddress(address: string): boolean {
-  if (net.isIPv4(address)) {
-    const [a, b] = address.split('.').map(Number);
-    return (
-      a === 10 ||
-      a === 127 ||
-      a === 0 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      a >= 224
-    );
-  }
-  const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return isPrivateAddress(mapped[1]);
-  return lower === '::1' || lower === '::' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower);
 }
 
 /** A URL without its credentials or query, for messages. */

@@ -5,6 +5,7 @@
  * rotation with both signatures, and the SSRF refusals. The dispatcher is stepped by hand (`tick`), the service clock
  * moved with a manual clock.
  */
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -267,6 +268,50 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
   );
 });
 
+/** Findings 2 and 7 of issue 21: IPv6 notations of loopback and the special-purpose ranges (D62). */
+const NON_PUBLIC = [
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::ffff:0.0.0.0',
+  '::127.0.0.1',
+  '::ffff:0:7f00:1',
+  '64:ff9b::127.0.0.1',
+  '64:ff9b:1::808:808',
+  '2002:7f00:1::1',
+  '2001::1',
+  '2001:db8::1',
+  '3fff::1',
+  '5f00::1',
+  '100::1',
+  'fec0::1',
+];
+
+/** The attacker's DNS: `<n>.attacker.test` resolves to NON_PUBLIC[n]; other names as usual. */
+function attackerDns(): jest.SpyInstance[] {
+  const answer = (hostname: string) => {
+    const match = /^(\d+)\.attacker\.test$/.exec(hostname);
+    return match ? NON_PUBLIC[Number(match[1])] : undefined;
+  };
+  const { lookup } = dns;
+  const fake = ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    const address = answer(hostname);
+    if (!address) return lookup(hostname, options, callback as never);
+    const found = { address, family: 6 };
+    process.nextTick(() => (options.all ? callback(null, [found]) : callback(null, address, 6)));
+  }) as unknown as typeof dns.lookup;
+  const { lookup: lookupPromise } = dns.promises;
+  const fakePromise = (async (hostname: string, options: dns.LookupOptions) => {
+    const address = answer(hostname);
+    if (!address) return lookupPromise(hostname, options);
+    return options?.all ? [{ address, family: 6 }] : { address, family: 6 };
+  }) as unknown as typeof dns.promises.lookup;
+  // the promise API too: the code before D62 resolved with it
+  return [
+    jest.spyOn(dns, 'lookup').mockImplementation(fake),
+    jest.spyOn(dns.promises, 'lookup').mockImplementation(fakePromise),
+  ];
+}
+
 describe.each(ENGINES)('webhook address checks on %s', (engine) => {
   let service: TestService;
   let hook: Awaited<ReturnType<typeof receiver>>;
@@ -316,6 +361,89 @@ describe.each(ENGINES)('webhook address checks on %s', (engine) => {
         status: null,
         error: expect.stringMatching(/refused: localhost resolves to the non-public address/),
       });
+    },
+    TIMEOUT,
+  );
+  it(
+    'refuses every IPv6 notation of a non-public address, and accepts public ones',
+    async () => {
+      for (const address of [...NON_PUBLIC, '0.0.0.0']) {
+        const url = `http://${address.includes(':') ? `[${address}]` : address}:${hook.port}/hook`;
+        const res = await admin('/webhooks', { url, events: ['*'] });
+        expect([url, res.status, res.body.data?.params]).toEqual([url, 400, { url: expect.any(String) }]);
+      }
+      for (const url of ['http://8.8.8.8/hook', 'https://[2606:4700::1111]/hook', 'http://[::ffff:8.8.8.8]/']) {
+        const res = await admin('/webhooks', { url, events: ['*'] });
+        expect([url, res.status]).toEqual([url, 201]);
+      }
+      await service.database.db('webhooks').delete();
+    },
+    TIMEOUT,
+  );
+
+  /** Pings every subscription, runs the dispatcher once over them all, and gives each one's first attempt. */
+  const pingAll = async (ids: number[]) => {
+    for (const id of ids) expect((await admin(`/webhooks/${id}/ping`)).status).toBeLessThan(300);
+    const dispatcher = startDispatcher(service.app.locals.context as AppContext, createLogger('silent'), {
+      loop: false,
+    });
+    while ((await dispatcher.tick()) > 0);
+    const attempts = [];
+    for (const id of ids) {
+      const log = await client(service)
+        .get(`${NS}/webhooks/${id}/deliveries`)
+        .auth(...service.as('administrator'));
+      attempts.push(log.body.deliveries[0]?.attempts[0]);
+    }
+    return attempts;
+  };
+
+  it(
+    'refuses at delivery names that resolve to any of them',
+    async () => {
+      const spies = attackerDns();
+      try {
+        const ids: number[] = [];
+        for (const [n] of NON_PUBLIC.entries()) {
+          const created = await admin('/webhooks', {
+            url: `http://${n}.attacker.test:${hook.port}/hook`,
+            events: ['*'],
+          });
+          expect(created.status).toBe(201);
+          ids.push(created.body.id);
+        }
+        const attempts = await pingAll(ids);
+        expect(hook.received).toHaveLength(0);
+        expect(attempts.map((a) => [a?.status, a?.error])).toEqual(
+          NON_PUBLIC.map((address, n) => [
+            null,
+            `refused: ${n}.attacker.test resolves to the non-public address ${address}`,
+          ]),
+        );
+      } finally {
+        for (const spy of spies) spy.mockRestore();
+        await service.database.db('webhooks').delete();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'refuses at delivery a literal stored before the rule was tightened',
+    async () => {
+      const ids: number[] = [];
+      for (const address of NON_PUBLIC) {
+        const created = await admin('/webhooks', { url: `http://example.com:${hook.port}/hook`, events: ['*'] });
+        const url = `http://[${address}]:${hook.port}/hook`;
+        await service.database.db('webhooks').where({ id: created.body.id }).update({ url });
+        ids.push(created.body.id);
+      }
+      const attempts = await pingAll(ids);
+      expect(hook.received).toHaveLength(0);
+      expect(attempts.map((a) => [a.status, a.error])).toEqual(
+        NON_PUBLIC.map(() => [null, expect.stringMatching(/^refused: .* resolves to the non-public address /)]),
+      );
+      await service.database.db('webhooks').delete();
     },
     TIMEOUT,
   );

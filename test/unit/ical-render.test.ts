@@ -1,9 +1,8 @@
-/** The pure parts of the iCalendar feed and the import fetcher: folding, escaping, time zones, address checks. */
+/** The pure parts of the iCalendar feed and the importer: folding, escaping, time zones. */
 import { DateTime } from 'luxon';
 import { fold, paramValue, text } from '../../src/domain/icalendar';
 import { htmlToText } from '../../src/domain/html';
 import { vtimezone } from '../../src/feeds/ical/vtimezone';
-import { isPrivateAddress } from '../../src/imports/source';
 import { readCalendar, resolveZone } from '../../src/imports/ics';
 
 describe('folding', () => {
@@ -75,26 +74,5 @@ describe('import helpers', () => {
       [8, expect.stringMatching(/broken line/)],
       [10, 'VEVENT is never closed'],
     ]);
-  });
-});
-
-describe('private addresses', () => {
-  it.each([
-    '127.0.0.1',
-    '10.1.2.3',
-    '172.16.0.1',
-    '192.168.1.1',
-    '169.254.169.254',
-    '100.64.0.1',
-    '0.0.0.0',
-    '::1',
-    'fd00::1',
-    'fe80::1',
-    '::ffff:127.0.0.1',
-  ])('refuses %s', (address) => {
-    expect(isPrivateAddress(address)).toBe(true);
-  });
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1'])('allows %s', (address) => {
-    expect(isPrivateAddress(address)).toBe(false);
   });
 });

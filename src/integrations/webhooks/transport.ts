@@ -1,12 +1,11 @@
 /**
- * One POST to a receiver: connected to the checked address only (see address.ts), no redirects followed (a 3xx is
+ * One POST to a receiver: connected to checked addresses only (see address.ts), no redirects followed (a 3xx is
  * just a failed attempt), the whole exchange bounded by the timeout, the first 1 KB of the answer kept.
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { ClientRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { resolveAllowed } from './address';
+import { guardedRequest } from '../../outbound/guard';
+import { deliveryGuard } from './address';
 
 export const ANSWER_LIMIT = 1024;
 
@@ -27,36 +26,28 @@ export async function post(
   const started = performance.now(); // elapsed time: the process's monotonic clock
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(target);
-  let pinned: { address: string; family: number };
-  try {
-    pinned = await resolveAllowed(url, allowPrivate);
-  } catch (err) {
-    return { status: null, durationMs: elapsed(), responseBody: null, error: (err as Error).message };
-  }
-  const lookup = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options.all) callback(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
-  }) as unknown as LookupFunction;
   return new Promise<AttemptResult>((resolve) => {
-    const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        lookup,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size < ANSWER_LIMIT) chunks.push(chunk);
-          size += chunk.length;
-        });
-        res.on('end', () => done(res.statusCode ?? null, null, chunks));
-        res.on('error', (err) => done(res.statusCode ?? null, err.message, chunks));
-      },
-    );
+    let req: ClientRequest;
+    try {
+      req = guardedRequest(
+        url,
+        { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        deliveryGuard(allowPrivate),
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (size < ANSWER_LIMIT) chunks.push(chunk);
+            size += chunk.length;
+          });
+          res.on('end', () => done(res.statusCode ?? null, null, chunks));
+          res.on('error', (err) => done(res.statusCode ?? null, err.message, chunks));
+        },
+      );
+    } catch (err) {
+      resolve({ status: null, durationMs: elapsed(), responseBody: null, error: (err as Error).message });
+      return; // a literal address refused: nothing was sent
+    }
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     let finished = false;
     const done = (status: number | null, error: string | null, chunks: Buffer[] = []) => {
