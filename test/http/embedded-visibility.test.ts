@@ -115,4 +115,38 @@ describe.each(ENGINES)('embedded venues and organizers on %s', (engine) => {
       .auth(...service.as('editor'));
     expect(venue.body.status).toBe('private');
   });
+
+  it('inline data reuses only a venue its writer may edit: it never rewrites one of others', async () => {
+    const admin = service.as('administrator');
+    const hall = await http(service)
+      .post(`${NS}/venues`)
+      .auth(...admin)
+      .send({ venue: 'Town hall', status: 'publish', address: '1 Market Square', website: 'https://town.example' });
+    expect(hall.status).toBe(201);
+    const res = await http(service)
+      .post(`${NS}/events`)
+      .auth(...service.as('contributor'))
+      .send({
+        title: 'Choir',
+        start_date: '2027-07-04 19:00:00',
+        end_date: '2027-07-04 21:00:00',
+        venue: { venue: 'Town hall', address: '1 Market Square', website: 'https://attacker.example' },
+      });
+    expect(res.status).toBe(201);
+    expect(res.body.venue.id).not.toBe(hall.body.id);
+    const after = await http(service).get(`${NS}/venues/${hall.body.id}`);
+    expect(after.body.website).toBe('https://town.example');
+    // an editor may edit it: the duplicate is reused and the sent fields written, as the plugin does
+    const edited = await http(service)
+      .post(`${NS}/events`)
+      .auth(...service.as('editor'))
+      .send({
+        title: 'Band',
+        start_date: '2027-07-05 19:00:00',
+        end_date: '2027-07-05 21:00:00',
+        venue: { venue: 'Town hall', address: '1 Market Square', website: 'https://new.town.example' },
+      });
+    expect(edited.body.venue.id).toBe(hall.body.id);
+    expect(edited.body.venue.website).toBe('https://new.town.example');
+  });
 });

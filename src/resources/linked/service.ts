@@ -83,11 +83,13 @@ export async function createLinkedIn(
   // only a record the writer may read is reused: reusing another's draft would show it, or tell that it exists
   const readable = (q: Knex.QueryBuilder) =>
     whereReadable(q, writer.caller, kind.plural, 'p.status', () => 'p.author_id');
-  const duplicate = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body), readable);
-  if (duplicate !== undefined) {
-    await writeFields(w, config, kind, writer, body, (await kind.load(trx, [duplicate])).get(duplicate));
-    w.change(kind.type, duplicate, 'updated');
-    return duplicate;
+  const found = await repo.findDuplicate(trx, kind, name, duplicateMatch(kind, body), readable);
+  const duplicate = found === undefined ? undefined : (await kind.load(trx, [found])).get(found);
+  // the sent fields are written onto a reused record: only one its writer may edit, else a record of their own
+  if (duplicate && canChange(writer.caller, 'edit', kind.plural, owned(duplicate))) {
+    await writeFields(w, config, kind, writer, body, duplicate);
+    w.change(kind.type, duplicate.id, 'updated');
+    return duplicate.id;
   }
   const now = utcNow();
   const slug = await posts.freeSlug(trx, kind.type, makeSlug(name) || kind.type);
