@@ -4,6 +4,7 @@ import path from 'node:path';
 import knex from 'knex';
 import type { Db } from './types';
 import { registerSqliteConnection } from './statements';
+import { BUSY_TIMEOUT_MS, beginWritesImmediately } from './sqlite-transaction';
 
 export interface DbOptions {
   /** PostgreSQL schema to work in (tests use a fresh schema per run). */
@@ -11,8 +12,7 @@ export interface DbOptions {
   poolMax?: number;
   /**
    * SQLite: open the file read-only and change nothing on connecting (no journal mode, no statistics), so that a
-   * reader beside a running server (export, backup) never writes: a write from another process makes the server's
-   * next read-then-write transaction fail with SQLITE_BUSY.
+   * reader beside a running server (export, backup) never writes and never holds the write lock.
    */
   readonly?: boolean;
 }
@@ -41,7 +41,7 @@ function sqlite(filename: string, readonly = false): Db {
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
         cachePreparedStatements(conn);
         connection = conn;
-        conn.pragma('busy_timeout = 5000');
+        conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
         if (readonly) return done(null, conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = FULL'); // an answered write survives a power cut, not just a crash
@@ -56,6 +56,7 @@ function sqlite(filename: string, readonly = false): Db {
     },
   });
   registerSqliteConnection(db.client, () => connection);
+  beginWritesImmediately(db.client); // another process may write the file too: db/sqlite-transaction.ts
   return db;
 }
 

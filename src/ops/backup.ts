@@ -2,7 +2,7 @@
  * Backups while the service keeps serving. SQLite: the online backup API (better-sqlite3 `backup()`) copies the
  * pages from one read snapshot (WAL: writers go on meanwhile), then the copy must pass `integrity_check` and
  * `foreign_key_check`. PostgreSQL: the portable dump from one repeatable-read snapshot (`pg_dump` for a whole
- * cluster: README). Either way the file appears under its name only when complete.
+ * cluster: README). Either way the file appears under its name only when complete, readable by its owner only.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +30,7 @@ export async function backup(
 export async function backupSqlite(source: string, file: string): Promise<{ pages: number; integrity: 'ok' }> {
   if (source === ':memory:' || !fs.existsSync(source)) throw new Error(`no SQLite database file at ${source}`);
   return intoPlace(file, async (partial) => {
+    createPrivate(partial); // SQLite would create it 0644 (and its journal alike): it keeps the mode of a file it finds
     const db = new Database(source, { readonly: true, fileMustExist: true });
     let pages: number;
     try {
@@ -58,7 +59,7 @@ export async function backupSqlite(source: string, file: string): Promise<{ page
 /** The portable dump written to `file`. */
 export function exportToFile(db: Db, file: string, options: DumpOptions = {}): Promise<Record<string, TableSummary>> {
   return intoPlace(file, async (partial) => {
-    const out = fs.createWriteStream(partial);
+    const out = fs.createWriteStream(partial, { flags: 'wx', mode: PRIVATE });
     try {
       const summary = await exportDump(db, out, options);
       out.end();
@@ -71,21 +72,71 @@ export function exportToFile(db: Db, file: string, options: DumpOptions = {}): P
   });
 }
 
-/** Writes through `work` to a partial file beside `file`, flushed to disk, then renames it: never a half file. */
+/** Backups hold password hashes, event passwords and (without WEBHOOK_SECRET_KEY) webhook secrets: owner only. */
+const PRIVATE = 0o600;
+
+/** An empty file only the owner may read and write, made so from the start (never readable by others meanwhile). */
+function createPrivate(file: string): void {
+  fs.closeSync(fs.openSync(file, 'wx', PRIVATE));
+}
+
+/**
+ * Writes through `work` to a partial file beside `file` (private, named after this process), flushed to disk, then
+ * renames it and flushes the directory, so the new name survives a power cut: never a half file under the name.
+ * Partial files that a killed run left for the same `file` are removed first.
+ */
 async function intoPlace<T>(file: string, work: (partial: string) => Promise<T>): Promise<T> {
   const target = path.resolve(file);
-  const partial = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
+  removeStalePartials(target);
+  const partial = partialName(target, process.pid);
   try {
     const result = await work(partial);
-    const fd = fs.openSync(partial, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    fsync(partial);
     fs.renameSync(partial, target);
+    fsync(path.dirname(target));
     return result;
   } finally {
-    fs.rmSync(partial, { force: true });
+    for (const leftover of [partial, `${partial}-journal`]) fs.rmSync(leftover, { force: true });
+  }
+}
+
+function fsync(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const partialName = (target: string, pid: number) =>
+  path.join(path.dirname(target), `.${path.basename(target)}.${pid}.partial`);
+
+/** `.<target's name>.<process id>.partial`, and the rollback journal SQLite keeps beside it while it writes. */
+const PARTIAL = /^\.(.+)\.(\d+)\.partial(-journal)?$/;
+
+/**
+ * Removes what a killed run for `target` left: only files named as this service names its partials for that very
+ * target, and only those of a process that is gone (or of this one's id, reused: this run has made nothing yet),
+ * so that a backup of the same target running in another process keeps its file.
+ */
+function removeStalePartials(target: string): void {
+  const dir = path.dirname(target);
+  for (const name of fs.readdirSync(dir)) {
+    const match = PARTIAL.exec(name);
+    if (!match || match[1] !== path.basename(target)) continue;
+    const pid = Number(match[2]);
+    if (pid !== process.pid && isRunning(pid)) continue;
+    const leftover = path.join(dir, name);
+    if (fs.lstatSync(leftover).isFile()) fs.rmSync(leftover, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // it exists, under another user
   }
 }

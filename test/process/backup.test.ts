@@ -2,8 +2,10 @@
  * `cli backup` while the server (a child process) takes concurrent writes, on every engine: the backup is restored
  * (SQLite: the copied file; PostgreSQL: `import-dump` of the dump into an empty database), a server started on it
  * has every write acknowledged before the backup began and none sent after it ended, and the copy is intact.
+ * The files (issue 21, finding 8): a backup is private (0600) from its first byte, and the partial file of a run
+ * killed mid-copy is removed by the next run, which leaves every file not named as one of its partials alone.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { ENGINES, freshDatabaseUrl } from '../support/engines';
 import {
   basicAuth,
   cli,
+  exited,
   freePort,
   INTEGRITY_QUERIES,
   killAll,
@@ -163,4 +166,91 @@ describe.each(ENGINES)('backup under concurrent writes on %s', (engine) => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+/** The id of a process that has exited (a killed run's, as far as its leftovers go). */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid as number;
+
+/** The CLI as node itself (not the tsx launcher, whose SIGKILL would leave the CLI running as an orphan). */
+const cliChild = (url: string, ...args: string[]) =>
+  spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'ignore',
+  });
+
+/**
+ * Holds the database so that a backup cannot read it, until `release`: on SQLite an exclusive lock on the file
+ * (a backup waits for it, then gives up), on PostgreSQL an exclusive lock on a table the dump reads.
+ */
+async function holdDatabase(engine: string, url: string): Promise<() => Promise<void>> {
+  if (engine === 'sqlite') {
+    const holder = new Database(url.slice('sqlite:'.length));
+    holder.pragma('locking_mode = EXCLUSIVE');
+    holder.exec('begin exclusive; select count(*) from posts; commit'); // the lock stays until the connection closes
+    return async () => {
+      holder.close();
+    };
+  }
+  const holder = knex({ client: 'pg', connection: url, pool: { min: 1, max: 1 } });
+  const trx = await holder.transaction();
+  await trx.raw('lock table posts in access exclusive mode');
+  return async () => {
+    await trx.rollback();
+    await holder.destroy();
+  };
+}
+
+describe.each(ENGINES)('backup files on %s', (engine) => {
+  let database: { url: string; drop(): Promise<void> };
+  let dir: string;
+  let file: string;
+  const mode = (name: string) => fs.statSync(name).mode & 0o777;
+  const partialsOf = (target: string) => fs.readdirSync(dir).filter((n) => n.startsWith(`.${target}.`));
+  beforeAll(async () => {
+    database = await freshDatabaseUrl(engine);
+    expect(cli(database.url, 'user', 'create', '--login', 'secret', '--role', 'editor').status).toBe(0);
+  });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'backup-files-'));
+    file = path.join(dir, 'nightly.bak');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => database.drop());
+
+  it('writes the backup readable by its owner only and removes what a killed run left for it', () => {
+    const dead = deadPid();
+    const stale = [`.nightly.bak.${dead}.partial`, `.nightly.bak.${dead}.partial-journal`];
+    // not this service's partials of this target: another target's, a running backup's, a file of the operator's
+    const others = [`.weekly.bak.${dead}.partial`, `.nightly.bak.${process.pid}.partial`, '.nightly.bak.partial'];
+    for (const name of [...stale, ...others]) fs.writeFileSync(path.join(dir, name), 'left behind');
+
+    const run = cli(database.url, 'backup', '--to', file);
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(mode(file).toString(8)).toBe('600');
+    expect(fs.readdirSync(dir).sort()).toEqual(['nightly.bak', ...others].sort());
+  });
+
+  it('leaves no partial file behind once a backup killed mid-copy is followed by another', async () => {
+    const release = await holdDatabase(engine, database.url);
+    const killed = cliChild(database.url, 'backup', '--to', file);
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!partialsOf('nightly.bak').length && killed.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      killed.kill('SIGKILL');
+      await exited(killed);
+    } finally {
+      await release();
+    }
+    const left = partialsOf('nightly.bak');
+    expect(left).toEqual([`.nightly.bak.${killed.pid}.partial`]); // killed while it was copying
+    expect(mode(path.join(dir, left[0])).toString(8)).toBe('600'); // private while it was being written too
+
+    const run = cli(database.url, 'backup', '--to', file);
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(partialsOf('nightly.bak')).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual(['nightly.bak']);
+    expect(mode(file).toString(8)).toBe('600');
+  });
 });

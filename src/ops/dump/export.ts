@@ -26,41 +26,45 @@ export async function exportDump(
   out: Writable,
   { batchSize = DEFAULT_BATCH, progress }: DumpOptions = {},
 ): Promise<Record<string, TableSummary>> {
-  return db.transaction(async (trx) => {
-    if (isPostgres(trx)) await trx.raw('set transaction isolation level repeatable read, read only');
-    const tables = await dataTables(trx);
-    const header: DumpHeader = {
-      format: DUMP_FORMAT,
-      version: DUMP_VERSION,
-      migrations: await appliedMigrations(trx),
-      tables: [],
-    };
-    for (const table of tables) {
-      const lastId = table.sequenceColumn ? await lastIssuedId(trx, table) : undefined;
-      header.tables.push({
-        name: table.name,
-        columns: table.columns.map((c) => [c.name, c.kind]),
-        key: table.key,
-        rows: await countRows(trx, table.name),
-        lastId,
-      });
-    }
-    await write(out, `${JSON.stringify(header)}\n`);
-    progress?.start(
-      'rows',
-      header.tables.reduce((sum, t) => sum + t.rows, 0),
-    );
-    const summary: Record<string, TableSummary> = {};
-    for (const table of tables) {
-      summary[table.name] = await eachBatch(trx, table, batchSize, async (lines) => {
-        await write(out, `{"table":${JSON.stringify(table.name)},"rows":[${lines.join(',')}]}\n`);
-        progress?.advance(lines.length);
-      });
-    }
-    await write(out, `${JSON.stringify({ end: true, tables: summary } satisfies DumpTrailer)}\n`);
-    progress?.stop();
-    return summary;
-  });
+  // read-only: on SQLite a deferred transaction, which never takes the write lock (db/sqlite-transaction.ts)
+  return db.transaction(
+    async (trx) => {
+      if (isPostgres(trx)) await trx.raw('set transaction isolation level repeatable read, read only');
+      const tables = await dataTables(trx);
+      const header: DumpHeader = {
+        format: DUMP_FORMAT,
+        version: DUMP_VERSION,
+        migrations: await appliedMigrations(trx),
+        tables: [],
+      };
+      for (const table of tables) {
+        const lastId = table.sequenceColumn ? await lastIssuedId(trx, table) : undefined;
+        header.tables.push({
+          name: table.name,
+          columns: table.columns.map((c) => [c.name, c.kind]),
+          key: table.key,
+          rows: await countRows(trx, table.name),
+          lastId,
+        });
+      }
+      await write(out, `${JSON.stringify(header)}\n`);
+      progress?.start(
+        'rows',
+        header.tables.reduce((sum, t) => sum + t.rows, 0),
+      );
+      const summary: Record<string, TableSummary> = {};
+      for (const table of tables) {
+        summary[table.name] = await eachBatch(trx, table, batchSize, async (lines) => {
+          await write(out, `{"table":${JSON.stringify(table.name)},"rows":[${lines.join(',')}]}\n`);
+          progress?.advance(lines.length);
+        });
+      }
+      await write(out, `${JSON.stringify({ end: true, tables: summary } satisfies DumpTrailer)}\n`);
+      progress?.stop();
+      return summary;
+    },
+    { readOnly: true },
+  );
 }
 
 function write(out: Writable, text: string): Promise<void> {
