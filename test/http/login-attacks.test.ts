@@ -47,7 +47,7 @@ describe.each(ENGINES)('login attacks on %s', (engine) => {
     return { login, password: `${login} password` };
   };
 
-  it('checks at most LOGIN_MAX_FAILURES of 200 wrong passwords in flight at once, the rest 429 (finding 1)', async () => {
+  it('checks LOGIN_MAX_FAILURES of 200 wrong passwords in flight at once, the rest 429 (finding 1)', async () => {
     const service10 = await startService(engine, { LOGIN_MAX_FAILURES: '10', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
     try {
       const { login } = service10.users.author;
@@ -67,7 +67,7 @@ describe.each(ENGINES)('login attacks on %s', (engine) => {
     }
   });
 
-  it('lets the real user in while another address guesses, and throttles the guessing address (finding 15)', async () => {
+  it('lets the real user in while another address guesses, and throttles that address (finding 15)', async () => {
     const victim = await user('victim-one');
     const guesses = [];
     for (let i = 0; i < 4; i++) guesses.push(await from(service, '127.0.0.2', victim.login, `guess-${i}`));
