@@ -17,8 +17,8 @@ import { can, type Caller, type Capability } from '../users/roles';
 import {
   appPasswordUse,
   liveAppPassword,
-  matchAppPassword,
   noteUse,
+  verifyCredential,
   type AppPasswordRow,
 } from '../users/app-passwords';
 import type { Db } from '../db/types';
@@ -74,45 +74,53 @@ function parseBasic(header: string | undefined): { login: string; password: stri
 }
 
 async function verify(req: Request, login: string, password: string): Promise<Caller> {
-  const { db, throttle, metrics } = context(req);
+  const { db, metrics, throttle } = context(req);
   const key = createHmac('sha256', cacheSecret).update(login).update('\0').update(password).digest('base64');
-  // the throttle first, even for a remembered credential: another node may have counted failures meanwhile
   const address = req.ip ?? 'unknown';
-  const wait = await throttle.blockedFor(login, address);
-  if (wait > 0) {
-    metrics.loginThrottled();
-    throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
-  }
-
-  const cached = verified.get(key);
-  if (cached && cached.expires > Date.now()) {
-    const user = await findUserById(db, cached.userId);
-    const app = cached.appPasswordId === undefined ? undefined : await liveAppPassword(db, cached.appPasswordId);
-    if (
-      user &&
-      user.password_hash === cached.passwordHash &&
-      user.login === login &&
-      (cached.appPasswordId === undefined || app)
-    ) {
-      return callerOf(db, user, app, address);
-    }
-  }
+  const remembered = await rememberedCaller(req, key, login, address);
+  if (remembered) return remembered;
   verified.delete(key);
 
+  // the point is taken before the password is checked, so concurrent guesses cannot all pass a check-then-count
+  throttled(req, await throttle.take(login, address));
   // a login with a NUL character cannot exist (and PostgreSQL text cannot hold one): check it like an unknown one
   const user = login.includes('\u0000') ? undefined : await findUserByLogin(db, login);
-  const ok = await verifyPassword(password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
-  const app = user && !ok ? await matchAppPassword(db, user.id, password) : undefined;
-  if (!user || !(ok || app)) {
-    await throttle.recordFailure(login, address);
+  // one slow hash per attempt, whatever the user's number of application passwords (D60)
+  const { ok, app } = user
+    ? await verifyCredential(db, user.id, password, user.password_hash)
+    : { ok: await verifyPassword(password, await DUMMY_HASH_PROMISE), app: undefined };
+  if (!user || !ok) {
     metrics.loginFailed(user ? 'incorrect_password' : 'invalid_username');
     throw user
       ? new ApiError(401, 'incorrect_password', 'incorrect_password', { login })
       : new ApiError(401, 'invalid_username', 'invalid_username');
   }
-  await throttle.recordSuccess(login, address);
+  await throttle.succeeded(login, address);
   remember(key, user, app);
   return callerOf(db, user, app, address);
+}
+
+/**
+ * A credential verified in the last minute, still valid. The throttle is asked first, even then: another node may
+ * have counted failures meanwhile.
+ */
+async function rememberedCaller(req: Request, key: string, login: string, address: string) {
+  const cached = verified.get(key);
+  if (!cached || cached.expires <= Date.now()) return undefined;
+  const { db, throttle } = context(req);
+  throttled(req, await throttle.blockedFor(login, address));
+  const user = await findUserById(db, cached.userId);
+  const app = cached.appPasswordId === undefined ? undefined : await liveAppPassword(db, cached.appPasswordId);
+  const valid = user?.password_hash === cached.passwordHash && user.login === login;
+  if (!user || !valid || (cached.appPasswordId !== undefined && !app)) return undefined;
+  return callerOf(db, user, app, address);
+}
+
+/** 429 with `Retry-After` when the throttle says to wait. */
+function throttled(req: Request, wait: number): void {
+  if (wait <= 0) return;
+  context(req).metrics.loginThrottled();
+  throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
 }
 
 async function callerOf(db: Db, user: UserRow, app: AppPasswordRow | undefined, address: string): Promise<Caller> {

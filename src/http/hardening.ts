@@ -1,6 +1,7 @@
 /**
  * Security headers (helmet) and CORS. The API answers JSON only, so its pages may load nothing; the documentation
- * site needs its own scripts and styles. CORS exposes the paging and caching headers to browser clients.
+ * site needs its own scripts and styles. CORS exposes the paging, caching and idempotency headers to browser
+ * clients, and lets them send the conditional-write and idempotency headers.
  */
 import cors from 'cors';
 import helmet from 'helmet';
@@ -35,6 +36,7 @@ const EXPOSED = [
   'Content-Language',
   'X-Request-Id',
   'Retry-After',
+  'Idempotent-Replayed',
 ];
 
 /** CORS for the namespace: any origin by default (credentials travel in `Authorization`, not cookies), or a list. */
@@ -48,6 +50,10 @@ export function corsFor(config: Pick<Config, 'corsOrigins'>): RequestHandler {
       'Content-Type',
       'If-None-Match',
       'If-Modified-Since',
+      // conditional and idempotent writes (D48, D49) from browser clients on other origins
+      'If-Match',
+      'If-Unmodified-Since',
+      'Idempotency-Key',
       'X-Request-Id',
       'X-WP-Nonce',
     ],

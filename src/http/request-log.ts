@@ -53,6 +53,44 @@ function describe(method: string | undefined, url: string | undefined, id: strin
   return { id, method, url: maskSecrets(url ?? '') };
 }
 
+/** Query parameters whose value is masked, whatever the case, encoding or `[]` suffix of their name. */
+const SECRET_NAMES = new Set(['password', 'pass', 'pwd', 'key']);
+
 export function maskSecrets(url: string): string {
-  return url.replace(/([?&](?:password|pass|pwd|key)(?:%5B%5D|\[\])?=)[^&]*/gi, '$1[redacted]');
+  const question = url.indexOf('?');
+  if (question < 0) return url;
+  const pairs = url.slice(question + 1).split('&');
+  return `${url.slice(0, question + 1)}${pairs.map(maskPair).join('&')}`;
+}
+
+function maskPair(pair: string): string {
+  const equals = pair.indexOf('=');
+  const name = equals < 0 ? pair : pair.slice(0, equals);
+  return isSecretName(name) ? `${name}=[redacted]` : pair;
+}
+
+/**
+ * The query parser decodes a name once (`%70assword` is `password` to the handlers); a proxy in front may decode
+ * again, so names are decoded until they stop changing. Any bracketed part counts (`pwd[]`, `key[0]`, `a[pass]`).
+ */
+function isSecretName(raw: string): boolean {
+  let name = raw.replace(/\+/g, ' ');
+  for (let i = 0; i < 5; i++) {
+    const decoded = safeDecode(name);
+    if (decoded === name) break;
+    name = decoded;
+  }
+  return name
+    .toLowerCase()
+    .split(/[[\]]/)
+    .some((part) => SECRET_NAMES.has(part.trim()));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // a stray `%` makes the whole name undecodable: decode the escapes that are well-formed
+    return text.replace(/%[0-9a-f]{2}/gi, (hex) => String.fromCharCode(Number.parseInt(hex.slice(1), 16)));
+  }
 }

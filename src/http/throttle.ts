@@ -1,66 +1,170 @@
 /**
- * Throttles failed logins per login and per client address (rate-limiter-flexible). The counters live in the
- * database (`auth_throttle`), so every API node on one PostgreSQL database shares them.
+ * The failed-login throttle (D59, D61), on rate-limiter-flexible. The counters live in the database
+ * (`auth_throttle`), so every API node on one database shares them. Each attempt to check a password first takes a
+ * point, atomically (one upsert per counter), from three counters:
+ *
+ * - the login from this client (`pair`): `LOGIN_MAX_FAILURES` per window. Failures elsewhere never lock it.
+ * - the client (`addr`): five times that, over all logins (several users behind one NAT).
+ * - the login from anywhere (`login`): ten times that, a ceiling against guessing from many addresses; once
+ *   reached, only clients that have logged in as that login before (`known`) may go on trying.
+ *
+ * A client is its IPv4 address, or its IPv6 /64 (one subscriber's network). A verified password gives its points
+ * back and forgets the failures of its own client; a failure or a refusal keeps them. So no more passwords than the
+ * allowance are ever checked, however many attempts are in flight at once.
  */
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import {
   RateLimiterPostgres,
   RateLimiterSQLite,
   type RateLimiterAbstract,
   type RateLimiterRes,
 } from 'rate-limiter-flexible';
-import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import type { Db } from '../db/types';
 import { isPostgres } from '../db/dialect';
 
 export interface Throttle {
-  /** Seconds to wait when the login or the address is blocked; 0 when they may try. */
+  /**
+   * Takes one attempt for the login from the address before its password is checked: 0 when it may be checked,
+   * else the seconds to wait (nothing is then checked).
+   */
+  take(login: string, address: string): Promise<number>;
+  /** The password was right: gives the attempt back, forgets this client's failures, remembers the client. */
+  succeeded(login: string, address: string): Promise<void>;
+  /**
+   * For a credential verified before (a cached one): seconds to wait when this client may not try the login now (as
+   * `take` would refuse it), or 0. Nothing is taken: the password is not checked again.
+   */
   blockedFor(login: string, address: string): Promise<number>;
-  recordFailure(login: string, address: string): Promise<void>;
-  recordSuccess(login: string, address: string): Promise<void>;
 }
 
 /** An address gets this many times the per-login allowance (several users behind one NAT). */
-const ADDRESS_FACTOR = 5;
+export const ADDRESS_FACTOR = 5;
+/** A login gets this many times the allowance over every address before only known clients may try. */
+export const LOGIN_FACTOR = 10;
+/** A client that logged in as a login is known to it this long. */
+const KNOWN_CLIENT_SECONDS = 30 * 24 * 3600;
+const TABLE = 'auth_throttle';
 
-export function createThrottle(
-  db: Db,
-  config: Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>,
-  schema?: string,
-): Throttle {
-  const make = (keyPrefix: string, points: number): RateLimiterAbstract => {
+type Limits = Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>;
+
+export function createThrottle(db: Db, config: Limits, schema?: string): Throttle {
+  const make = (keyPrefix: string, points: number, duration = config.loginFailureWindowSeconds) => {
     const options = {
       storeClient: db,
       storeType: 'knex',
-      tableName: 'auth_throttle',
+      tableName: TABLE,
       tableCreated: true,
       keyPrefix,
       points,
-      duration: config.loginFailureWindowSeconds,
+      duration,
       clearExpiredByTimeout: false,
     };
     return isPostgres(db)
       ? new RateLimiterPostgres({ ...options, schemaName: schema })
       : new RateLimiterSQLite(options);
   };
-  const byLogin = make('login', config.loginMaxFailures);
-  const byAddress = make('addr', config.loginMaxFailures * ADDRESS_FACTOR);
-  // a digest keeps keys short and printable whatever a caller sends as login (the column holds 255 characters)
-  const loginKey = (login: string) => createHash('sha256').update(login.toLowerCase()).digest('base64url');
+  const max = config.loginMaxFailures;
+  const counters: Counters = {
+    pair: make('pair', max),
+    addr: make('addr', max * ADDRESS_FACTOR),
+    login: make('login', max * LOGIN_FACTOR),
+    known: make('known', 1, KNOWN_CLIENT_SECONDS),
+  };
+  const giveBack = (limiter: RateLimiterAbstract, key: string) => giveBackPoint(db, limiter, key);
 
   return {
+    take: (login, address) => take(counters, keys(login, address)),
+    async succeeded(login, address) {
+      const k = keys(login, address);
+      await Promise.all([
+        counters.pair.delete(k.pair),
+        giveBack(counters.addr, k.addr),
+        giveBack(counters.login, k.login),
+        counters.known.set(k.pair, 1, KNOWN_CLIENT_SECONDS),
+      ]);
+    },
     async blockedFor(login, address) {
-      const [l, a] = await Promise.all([byLogin.get(loginKey(login)), byAddress.get(address)]);
-      const wait = (res: RateLimiterRes | null, limit: number) =>
-        res && res.consumedPoints >= limit ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
-      return Math.max(wait(l, config.loginMaxFailures), wait(a, config.loginMaxFailures * ADDRESS_FACTOR));
-    },
-    async recordFailure(login, address) {
-      // penalty() counts without rejecting: the caller has already been answered 401
-      await Promise.all([byLogin.penalty(loginKey(login)), byAddress.penalty(address)]);
-    },
-    async recordSuccess(login) {
-      await byLogin.delete(loginKey(login));
+      const k = keys(login, address);
+      const [pair, addr, ceiling] = await Promise.all([
+        counters.pair.get(k.pair),
+        counters.addr.get(k.addr),
+        ceilingFor(counters, k),
+      ]);
+      return Math.max(waitAt(pair, counters.pair.points), waitAt(addr, counters.addr.points), ceiling);
     },
   };
+}
+
+interface Counters {
+  pair: RateLimiterAbstract;
+  addr: RateLimiterAbstract;
+  login: RateLimiterAbstract;
+  known: RateLimiterAbstract;
+}
+
+type Keys = Record<'pair' | 'addr' | 'login', string>;
+
+/**
+ * In this order, so that attempts refused for their client never count against the login from anywhere (else an
+ * attacker's refused attempts would bring the ceiling nearer for everyone). A refused attempt keeps the points it
+ * took: it was an attempt, and giving them back would let a client go on trying a remembered credential for free.
+ */
+async function take(counters: Counters, k: Keys): Promise<number> {
+  const pair = await counters.pair.penalty(k.pair);
+  if (pair.consumedPoints > counters.pair.points) return waitOf(pair);
+  const addr = await counters.addr.penalty(k.addr);
+  if (addr.consumedPoints > counters.addr.points) return waitOf(addr);
+  const login = await counters.login.penalty(k.login);
+  if (login.consumedPoints <= counters.login.points || (await counters.known.get(k.pair))) return 0;
+  return waitOf(login);
+}
+
+/** Whether the login is over its ceiling for a client it does not know, and for how long. */
+async function ceilingFor(counters: Counters, k: Keys): Promise<number> {
+  const login = await counters.login.get(k.login);
+  if (waitAt(login, counters.login.points) === 0 || (await counters.known.get(k.pair))) return 0;
+  return waitAt(login, counters.login.points);
+}
+
+/** Seconds to wait once the counter is at its limit (the next attempt would exceed it), else 0. */
+function waitAt(res: RateLimiterRes | null, limit: number): number {
+  return res && res.consumedPoints >= limit ? waitOf(res) : 0;
+}
+
+function waitOf(res: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}
+
+/**
+ * Gives one point back, never below zero and never to a window that has ended: rate-limiter-flexible's `reward`
+ * would open the next window at -1, and attempts timed to end at a window's edge could then buy extra guesses.
+ */
+async function giveBackPoint(db: Db, limiter: RateLimiterAbstract, key: string): Promise<void> {
+  await db(TABLE)
+    .where({ key: limiter.getKey(key) })
+    .andWhere('points', '>', 0)
+    .andWhere('expire', '>', Date.now())
+    .decrement('points', 1);
+}
+
+function keys(login: string, address: string): Keys {
+  // digests keep keys short and printable whatever a caller sends as login (the column holds 255 characters)
+  const loginKey = digest(login.toLowerCase());
+  const client = clientOf(address);
+  return { pair: digest(`${loginKey}\n${client}`), addr: client, login: loginKey };
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** An IPv4 address (IPv4-mapped IPv6 included), or the /64 network of an IPv6 address, as one client. */
+export function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, 64);
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
 }

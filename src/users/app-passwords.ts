@@ -1,10 +1,11 @@
 /**
  * Application passwords (WordPress semantics): per user, any number, each with a name; generated here (24
  * characters from an alphabet without look-alikes, ~140 bits), shown once, stored as an scrypt hash like user
- * passwords. Usable with HTTP Basic in place of the user's password, with the user's role, or read-only
- * (`scope: read`). The only code that reads or writes `app_passwords`.
+ * passwords, beside a lookup digest (SHA-256) that finds the one candidate by index (D60). Usable with HTTP Basic in
+ * place of the user's password, with the user's role, or read-only (`scope: read`). The only code that reads or
+ * writes `app_passwords`.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Executor } from '../db/types';
 import { toNumber, utcNow, utcTextToMs } from '../db/dialect';
 import { now } from '../domain/clock';
@@ -24,6 +25,8 @@ export interface AppPasswordRow {
   user_id: number;
   name: string;
   password_hash: string;
+  /** SHA-256 of the secret; null on a password made before migration 012 and not used since. */
+  lookup: string | null;
   scope: AppPasswordScope | null;
   created_utc: string;
   last_used_utc: string | null;
@@ -49,10 +52,24 @@ export function normaliseAppPassword(password: string): string {
   return password.replace(/\s+/g, '');
 }
 
-/** A new secret and its hash (computed before any transaction: scrypt takes ~50-100 ms). */
-export async function newSecret(): Promise<{ password: string; hash: string }> {
+/** What is stored of a secret: its scrypt hash (the verifier) and its lookup digest. */
+export interface StoredSecret {
+  hash: string;
+  lookup: string;
+}
+
+/** A new secret and what is stored of it (computed before any transaction: scrypt takes ~50-100 ms). */
+export async function newSecret(): Promise<{ password: string } & StoredSecret> {
   const password = generateAppPassword();
-  return { password, hash: await hashPassword(password) };
+  return { password, hash: await hashPassword(password), lookup: lookupDigest(password) };
+}
+
+/**
+ * A fast unkeyed digest is safe here: the secrets are random with ~140 bits, so a stolen digest cannot be guessed
+ * back offline, and the lookup needs no key that every node and every restart would have to share.
+ */
+function lookupDigest(secret: string): string {
+  return createHash('sha256').update('calendar app password\0').update(secret).digest('base64url');
 }
 
 export async function insertAppPassword(
@@ -60,7 +77,7 @@ export async function insertAppPassword(
   userId: number,
   name: string,
   scope: AppPasswordScope | null,
-  hash: string,
+  secret: StoredSecret,
 ): Promise<AppPasswordRow> {
   const [row] = await db<AppPasswordRow>('app_passwords')
     .insert({
@@ -68,7 +85,8 @@ export async function insertAppPassword(
       user_id: userId,
       name,
       scope,
-      password_hash: hash,
+      password_hash: secret.hash,
+      lookup: secret.lookup,
       created_utc: utcNow(),
     })
     .returning('*');
@@ -95,16 +113,38 @@ export async function revokeAppPasswords(db: Executor, userId: number, uuid?: st
   return rows.map(normalise);
 }
 
-/** The user's application password that `password` is, if any (one scrypt per stored password). */
-export async function matchAppPassword(
+/**
+ * Checks a known user's credential: `ok` when `password` is one of their application passwords (`app`) or their own
+ * (`ownHash`). The lookup digest finds the one candidate application password, verified with scrypt; without one,
+ * the user's own hash is verified instead, so an attempt costs one slow hash however many passwords the user has.
+ * Only a user with passwords from before migration 012 pays more on a miss, one per such password, until each has
+ * been used once (D60).
+ */
+export async function verifyCredential(
   db: Executor,
   userId: number,
   password: string,
-): Promise<AppPasswordRow | undefined> {
+  ownHash: string,
+): Promise<{ app?: AppPasswordRow; ok: boolean }> {
   const candidate = normaliseAppPassword(password);
-  if (candidate.length !== LENGTH) return undefined; // not an application password: no hash to pay
-  for (const row of await listAppPasswords(db, userId)) {
-    if (await verifyPassword(candidate, row.password_hash)) return row;
+  // not an application password: only the user's own can match
+  if (candidate.length !== LENGTH) return { ok: await verifyPassword(password, ownHash) };
+  const lookup = lookupDigest(candidate);
+  const found = await db<AppPasswordRow>('app_passwords').where({ user_id: userId, lookup }).first();
+  if (found && (await verifyPassword(candidate, found.password_hash))) return { app: normalise(found), ok: true };
+  if (!found && (await verifyPassword(password, ownHash))) return { ok: true };
+  const legacy = await matchLegacy(db, userId, candidate);
+  return { app: legacy, ok: legacy !== undefined };
+}
+
+/** The old path, for rows without a digest: one scrypt each; a match gets its digest, so this happens once. */
+async function matchLegacy(db: Executor, userId: number, candidate: string): Promise<AppPasswordRow | undefined> {
+  const rows = await db<AppPasswordRow>('app_passwords').where({ user_id: userId }).whereNull('lookup').orderBy('id');
+  for (const row of rows) {
+    if (!(await verifyPassword(candidate, row.password_hash))) continue;
+    const lookup = lookupDigest(candidate);
+    await db('app_passwords').where({ id: row.id }).update({ lookup });
+    return normalise({ ...row, lookup });
   }
   return undefined;
 }

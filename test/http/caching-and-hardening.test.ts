@@ -113,6 +113,33 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
     }
   });
 
+  it('lets browser clients on other origins send conditional and idempotent writes (issue 21, finding 13)', async () => {
+    const preflight = await http(service)
+      .options(`${NS}/events/1`)
+      .set('Origin', 'https://app.example.org')
+      .set('Access-Control-Request-Method', 'PATCH')
+      .set('Access-Control-Request-Headers', 'authorization,if-match,if-unmodified-since,idempotency-key');
+    expect(preflight.status).toBe(204);
+    const allowed = String(preflight.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    expect(allowed).toEqual(
+      expect.arrayContaining(['authorization', 'if-match', 'if-unmodified-since', 'idempotency-key']),
+    );
+    const res = await http(service).get(`${NS}/events`).set('Origin', 'https://app.example.org');
+    expect(res.headers['access-control-expose-headers']).toContain('Idempotent-Replayed');
+  });
+
+  it('masks secret query parameters in logged URLs whatever their encoding (issue 21, finding 9)', async () => {
+    const names = ['%70assword', '%50ASSWORD', 'Key', '%6b%65%79', 'pass%5B%5D', 'pwd[]', 'PWD%5b0%5d', '%2570ass'];
+    const secrets = names.map((name, i) => [name, `masked-secret-${i}`]);
+    for (const [name, secret] of secrets) await http(service).get(`${NS}/tags?per_page=2&${name}=${secret}`);
+    for (const [name, secret] of secrets) {
+      expect([name, log.includes(secret)]).toEqual([name, false]);
+      expect(log).toContain(`${name}=[redacted]`);
+    }
+  });
+
   it('keeps passwords and credentials out of the logs', async () => {
     const e = await event({ password: 'body-secret-1' });
     await http(service).get(`${NS}/events/${e.id}`).query({ password: 'query-secret-2' });

@@ -21,9 +21,9 @@ export async function create(
   name: string,
   scope: AppPasswordScope | null,
 ): Promise<{ row: AppPasswordRow; password: string }> {
-  const { password, hash } = await newSecret();
+  const { password, ...stored } = await newSecret();
   const row = await write(db, async (w) => {
-    const inserted = await insertAppPassword(w.trx, userId, name, scope, hash);
+    const inserted = await insertAppPassword(w.trx, userId, name, scope, stored);
     w.audit(who, 'create', 'app_password', inserted.uuid, changes(undefined, { user_id: userId, name, scope }));
     return inserted;
   });
