@@ -13,6 +13,7 @@ import * as teams from './migrations/008_teams';
 import * as readPerformance from './migrations/009_read_performance';
 import * as ical from './migrations/010_ical';
 import * as idempotentCreates from './migrations/011_idempotent_creates';
+import * as serviceSecret from './migrations/012_service_secret';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['009_read_performance', readPerformance],
   ['010_ical', ical],
   ['011_idempotent_creates', idempotentCreates],
+  ['012_service_secret', serviceSecret],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
