@@ -16,7 +16,7 @@ import { requestLanguage } from './language';
 import { baseUrl, type RequestLike } from './urls';
 import { dataVersion } from '../db/data-version';
 import { serviceSecret } from '../db/service-secret';
-import { versionTag } from '../core/preconditions';
+import { currentVersionTag, versionTag, type VersionedTable } from '../core/preconditions';
 
 export const conditionalReads: RequestHandler = (req, res, next) => {
   const maxAge = context(req).config.cacheMaxAge;
@@ -84,6 +84,25 @@ type AnyRequest = RequestLike & Pick<Request, 'headers'>;
 /** Which answer `Accept` selects (src/feeds/ical): the tag names it, not the header's exact text. */
 function representation(req: { headers: { accept?: string } }): string {
   return /text\/calendar/i.test(req.headers.accept ?? '') ? 'calendar' : 'json';
+}
+
+/**
+ * The ETag of a write's answer (updates and creates of one record, issue 21): the one the record's next GET by the
+ * same caller gets, usable as is in `If-Match`. `url`: the GET's URL (by default the write's own, as for an update
+ * on `/events/{id}`; a create names its record's). Call after the write committed and before the answer's record
+ * is read, as a read does, so that the tag never claims an answer newer than it is.
+ */
+export async function writtenRecord(
+  req: AnyRequest,
+  res: Response,
+  table: VersionedTable,
+  id: number,
+  url = req.originalUrl,
+): Promise<void> {
+  const { db } = context(req);
+  const version = await dataVersion(db);
+  const tag = await currentVersionTag(db, table, id);
+  if (tag) res.setHeader('ETag', `"${tag}.${stateTag(await serviceSecret(db), version, req, url)}"`);
 }
 
 /** A single record's `Last-Modified`, and its version for the ETag. */

@@ -1,6 +1,6 @@
 /**
  * Issue 21: single reads' ETags give nothing away (keyed with the service's secret), are the same on every node of
- * one database, on every engine.
+ * one database, and write answers carry the ETag of the record they wrote, on every engine.
  */
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -15,6 +15,8 @@ import { createThrottle } from '../../src/http/throttle';
 import { dataVersion } from '../../src/db/data-version';
 
 const HOST = 'calendar.example.org';
+/** 25 requests in one test: a bound for a loaded machine, not a measure of speed. */
+const WRITES_BOUND_MS = 120_000;
 
 describe.each(ENGINES)('ETags on %s', (engine) => {
   let service: TestService;
@@ -31,6 +33,59 @@ describe.each(ENGINES)('ETags on %s', (engine) => {
         .auth(...editor())
         .send({ title, status: 'publish', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00' })
     ).body;
+
+  describe('write answers carry the ETag of the record they wrote', () => {
+    const KINDS: Array<[string, string, object, boolean]> = [
+      ['events', 'title', { start_date: '2031-04-01 10:00', end_date: '2031-04-01 11:00', status: 'publish' }, true],
+      ['venues', 'venue', { status: 'publish' }, true],
+      ['organizers', 'organizer', { status: 'publish' }, true],
+      ['categories', 'name', {}, false],
+      ['tags', 'name', {}, false],
+    ];
+    it.each(KINDS)(
+      '%s: create, then POST, PUT and PATCH by id (and by slug)',
+      async (path, name, fields, slugs) => {
+        const as = editor();
+        const get = (url: string) =>
+          http(service)
+            .get(url)
+            .auth(...as);
+        const created = await http(service)
+          .post(`${NS}/${path}`)
+          .auth(...as)
+          .send({ [name]: `Tagged ${path}`, ...fields });
+        expect(created.status).toBe(201);
+        const url = `${NS}/${path}/${created.body.id}`;
+        // the create names its record's GET: the same ETag, byte for byte
+        expect(created.headers.etag).toMatch(new RegExp(`^"${created.body.id}-\\d+\\.v[\\w-]+"$`));
+        expect((await get(url)).headers.etag).toBe(created.headers.etag);
+        let held = created.headers.etag as string;
+        const targets = slugs ? [url, `${NS}/${path}/by-slug/${created.body.slug}`] : [url];
+        for (const target of targets) {
+          for (const method of ['post', 'put', 'patch'] as const) {
+            const written = await http(service)
+              [method](target)
+              .auth(...as)
+              .set('If-Match', held) // the last answer's ETag, as is
+              .send({ [name]: `Tagged ${path} ${method}` });
+            expect([method, target, written.status]).toEqual([method, target, 200]);
+            expect(written.headers.etag).not.toBe(held);
+            const next = await get(target);
+            expect([method, target, written.headers.etag]).toEqual([method, target, next.headers.etag]);
+            expect((await get(target).set('If-None-Match', written.headers.etag)).status).toBe(304);
+            held = written.headers.etag;
+          }
+        }
+        const stale = await http(service)
+          .patch(url)
+          .auth(...as)
+          .set('If-Match', created.headers.etag)
+          .send({});
+        expect(stale.status).toBe(412);
+      },
+      WRITES_BOUND_MS,
+    );
+  });
 
   describe('keyed with the service secret', () => {
     it('a public ETag is not the unkeyed hash of any small data version (the attacker tries 0..100000)', async () => {

@@ -6,7 +6,7 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../core/flags';
-import { singleRecord } from '../../http/caching';
+import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
@@ -76,6 +76,7 @@ function handlersFor(kind: LinkedKind) {
       const row = await target(req);
       const body = (req.body ?? {}) as service.LinkedWrite;
       await service.updateLinked(context(req), kind, writer(req), row, body, precondition(req));
+      await writtenRecord(req, res, 'posts', row.id);
       await send(req, res, row.id);
     },
     async remove(
