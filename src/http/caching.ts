@@ -2,8 +2,9 @@
  * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
  * without a body (Express does the comparison in `res.send`). A single record's ETag is `"<id>-<version>.<state>"`:
  * the record's version (what `If-Match` names, http/preconditions.ts) and an HMAC, under the service's secret
- * (db/service-secret.ts), of the data version (db/data-version.ts), the caller, the language, the host, the URL and the representation `Accept` selects, which are
- * everything its answer depends on. While the data version stands, nothing changed, so a 304 is decided from the
+ * (db/service-secret.ts), of the data version (db/data-version.ts), the caller, the language, the host, the URL and
+ * the representation `Accept` selects, which are everything its answer depends on. Write answers carry the ETag of
+ * the record they wrote (`writtenRecord`). While the data version stands, nothing changed, so a 304 is decided from the
  * `<state>` part alone, before validating, loading or rendering anything. Other reads (lists depend on the clock too:
  * the default window) hash their body, the caller and the language.
  * Anonymous answers may be cached publicly for a short while; authenticated ones never.
