@@ -44,16 +44,6 @@ export const authenticate: RequestHandler = async (req, res, next) => {
   next();
 };
 
-/**
- * A `<login>:<password>` key, as calendar apps that cannot send headers put it in a feed URL (`?key=`): checked like
- * Basic credentials (throttle, application passwords, read-only scope). The URL is redacted in logs (app.ts).
- */
-export async function authenticateKey(req: Request, key: string): Promise<Caller> {
-  const colon = key.indexOf(':');
-  if (colon <= 0) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
-  return verify(req, key.slice(0, colon), key.slice(colon + 1));
-}
-
 /** Before validation: 401 for anonymous callers, 403 for callers without the capability (`rest_forbidden`). */
 export function authorise(capability: Capability): RequestHandler {
   return (req, _res, next) => {
