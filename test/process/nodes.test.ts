@@ -59,7 +59,8 @@ if (ENGINES.includes('postgres')) {
           startServer(`${database.url}&application_name=${tag}-${i}`, port, ENV, { readyTimeoutMs: 120_000 }),
         );
         for (const start of starting) start.catch(() => undefined); // awaited below
-        for (const deadline = Date.now() + 60_000; Date.now() < deadline && waitingForMigrationLock < 2; ) {
+        // both nodes compile and connect first: on a loaded machine that can take minutes (the bound is for hangs)
+        for (const deadline = Date.now() + 150_000; Date.now() < deadline && waitingForMigrationLock < 2; ) {
           await new Promise((r) => setTimeout(r, 200));
           const { rows } = await holder.query(
             `select count(distinct a.pid) as n from pg_stat_activity a join pg_locks l on l.pid = a.pid
@@ -74,7 +75,7 @@ if (ENGINES.includes('postgres')) {
       }
       await Promise.all(starting);
       nodes = [`http://127.0.0.1:${ports[0]}${NAMESPACE}`, `http://127.0.0.1:${ports[1]}${NAMESPACE}`];
-    }, TIMEOUT);
+    }, 2 * TIMEOUT);
 
     afterAll(async () => {
       console.log(`two nodes: conflicting requests sent ${JSON.stringify(created)}`);
