@@ -9,6 +9,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
-  testTimeout: 30000,
+  // a deadline for hangs, not a measure: PostgreSQL suites on a loaded 2-core machine take several times longer
+  testTimeout: 120_000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

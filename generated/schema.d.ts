@@ -2677,6 +2677,8 @@ export interface components {
     parameters: {
         /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
         i18n_language: components["schemas"]["Language"];
+        /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+        feed_key: string;
         /** @description Page of the result set to return, starting at 1. */
         page: number;
         /** @description Items per page. Values above 50 are capped to 50. */
@@ -3031,6 +3033,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
                 /** @description Page of the result set to return, starting at 1. */
                 page?: components["parameters"]["page"];
                 /** @description Items per page. Values above 50 are capped to 50. */
@@ -3161,6 +3165,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
                 /** @description Only events starting on or after this date. Without `strict_dates` it is moved back to 00:00:00 of its day. Defaults to yesterday 00:00:00 in the site time zone unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. Unparsable dates are `400 rest_invalid_param`. */
                 start_date?: components["parameters"]["event_start_date"];
                 /** @description Only events ending on or before this date. Without `strict_dates` it is moved forward to 23:59:59 of its day. Defaults to 24 months from now unless a `starts_*` or `ends_*` filter is sent. Ignored with `include`. */
@@ -3227,6 +3233,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
                 /** @description Password of a password-protected event. On a single read it unlocks the event (without it the read is `403 event-password-protected`); in a list, protected events whose password equals it are shown in full instead of with blanked fields; on a delete it unlocks the protected fields of the answer. */
                 password?: components["parameters"]["event_password"];
             };
@@ -3382,6 +3390,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
             };
             header?: never;
             path: {
@@ -3464,6 +3474,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
             };
             header?: never;
             path: {
@@ -3610,6 +3622,8 @@ export interface operations {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
                 i18n_language?: components["parameters"]["i18n_language"];
+                /** @description A feed key, `<login>:<application password>`, for calendar apps that cannot send an `Authorization` header: the calendar is read as that user, read-only whatever the password's scope, and answered `Cache-Control: no-store`. Only application passwords are accepted, never a user's own password. A wrong key is `401` and counts as a failed login. Only the `text/calendar` answer reads it; JSON answers and requests with an `Authorization` header ignore it. A URL ends up in histories and logs of proxies: use an application password made for the feed. */
+                key?: components["parameters"]["feed_key"];
             };
             header?: never;
             path: {

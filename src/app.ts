@@ -1,7 +1,8 @@
 /**
  * Composes the HTTP application: no I/O at import, everything it needs comes in through `AppContext`.
- * Order of a namespace request: log → parse body → authenticate → authorise (coarse capability) → validate against
- * the spec → handler → error mapper (docs/decisions.md D6: authenticate and authorise first, then validate).
+ * Order of a namespace request: log → parse body → authenticate (Basic; a feed key on calendar reads, D69) →
+ * authorise (coarse capability) → validate against the spec → handler → error mapper (docs/decisions.md D6:
+ * authenticate and authorise first, then validate).
  */
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -10,8 +11,9 @@ import type { AppContext } from './http/context';
 import { errorHandler } from './http/error-handler';
 import { ApiError } from './core/errors';
 import { authenticate, authorise } from './http/auth';
+import { feedKey } from './http/feed-keys';
 import { serviceIndex } from './http/discovery';
-import { createdRenderers, handlers } from './routes';
+import { createdRenderers, handlers, wantsCalendar } from './routes';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
@@ -80,6 +82,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
+    if (takesFeedKey(op))
+      app.get(namespace + op.expressPath, feedKey(op.operationId.endsWith('Ical') ? always : wantsCalendar));
     if (isSingleRead(op)) app.get(namespace + op.expressPath, versionedRead);
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
@@ -119,6 +123,13 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
 function isSingleRead(op: Operation): boolean {
   return op.method === 'get' && /^get(Event|Venue|Organizer|Category|Tag)(BySlug)?$/.test(op.operationId);
 }
+
+/** The calendar reads that take `?key=` (http/feed-keys.ts): the spec declares the parameter on them. */
+function takesFeedKey(op: Operation): boolean {
+  return op.method === 'get' && op.parameters.some((p) => p.in === 'query' && p.name === 'key');
+}
+
+const always = () => true;
 
 /** Every namespace response says which language it carries (errors included). */
 const contentLanguage: RequestHandler = (req, res, next) => {

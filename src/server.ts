@@ -3,6 +3,7 @@ import { createHttpTerminator } from 'http-terminator';
 import { loadConfig } from './config';
 import { createDb } from './db/knex';
 import { migrate } from './db/migrate';
+import { serviceSecret } from './db/service-secret';
 import { refreshStatistics } from './db/dialect';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = createDb(config.databaseUrl);
   await migrate(db);
+  await serviceSecret(db); // read once, before serving: it keys single reads' ETags (http/caching.ts)
   if (config.admin && (await ensureAdministrator(db, config.admin.login, config.admin.password))) {
     logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
   }

@@ -14,6 +14,7 @@
  * check and the write on either engine or across nodes. Writes without the headers run no extra query.
  */
 import type { Knex } from 'knex';
+import type { Executor } from '../db/types';
 import { isPostgres, utcTextToMs } from '../db/dialect';
 import { ApiError } from './errors';
 
@@ -30,6 +31,12 @@ export type VersionedTable = 'posts' | 'terms';
 /** The version tag of a record: its id and its counter. */
 export function versionTag(row: { id: number; version: number }): string {
   return `${row.id}-${row.version}`;
+}
+
+/** The version tag a record has now (after a write: the one its answer names), or undefined when it is gone. */
+export async function currentVersionTag(db: Executor, table: VersionedTable, id: number): Promise<string | undefined> {
+  const row = (await db(table).where({ id }).first('id', 'version')) as { id: number; version: unknown } | undefined;
+  return row && versionTag({ id: Number(row.id), version: Number(row.version) });
 }
 
 /**

@@ -14,6 +14,7 @@ import * as readPerformance from './migrations/009_read_performance';
 import * as ical from './migrations/010_ical';
 import * as idempotentCreates from './migrations/011_idempotent_creates';
 import * as appPasswordLookup from './migrations/012_app_password_lookup';
+import * as serviceSecret from './migrations/013_service_secret';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['010_ical', ical],
   ['011_idempotent_creates', idempotentCreates],
   ['012_app_password_lookup', appPasswordLookup],
+  ['013_service_secret', serviceSecret],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

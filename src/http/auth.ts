@@ -44,16 +44,6 @@ export const authenticate: RequestHandler = async (req, res, next) => {
   next();
 };
 
-/**
- * A `<login>:<password>` key, as calendar apps that cannot send headers put it in a feed URL (`?key=`): checked like
- * Basic credentials (throttle, application passwords, read-only scope). The URL is redacted in logs (app.ts).
- */
-export async function authenticateKey(req: Request, key: string): Promise<Caller> {
-  const colon = key.indexOf(':');
-  if (colon <= 0) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
-  return verify(req, key.slice(0, colon), key.slice(colon + 1));
-}
-
 /** Before validation: 401 for anonymous callers, 403 for callers without the capability (`rest_forbidden`). */
 export function authorise(capability: Capability): RequestHandler {
   return (req, _res, next) => {
@@ -74,30 +64,60 @@ function parseBasic(header: string | undefined): { login: string; password: stri
 }
 
 async function verify(req: Request, login: string, password: string): Promise<Caller> {
-  const { db, metrics, throttle } = context(req);
+  const { db, throttle } = context(req);
   const key = createHmac('sha256', cacheSecret).update(login).update('\0').update(password).digest('base64');
   const address = req.ip ?? 'unknown';
   const remembered = await rememberedCaller(req, key, login, address);
   if (remembered) return remembered;
   verified.delete(key);
+  // concurrent requests with one credential share one check (one point, one slow hash): a client opening many
+  // connections at once with the right password is not throttled for it; each still passes its own address's limit
+  let pending = checking.get(key);
+  if (pending) throttled(req, await throttle.blockedFor(login, address));
+  else {
+    pending = checkCredential(req, login, password, 'any').finally(() => checking.delete(key));
+    checking.set(key, pending);
+  }
+  const { user, app } = await pending;
+  remember(key, user, app);
+  return callerOf(db, user, app, address);
+}
 
-  // the point is taken before the password is checked, so concurrent guesses cannot all pass a check-then-count
+/** Credentials being checked now, by the key of `verified`. */
+const checking = new Map<string, Promise<Verified>>();
+
+interface Verified {
+  user: UserRow;
+  app?: AppPasswordRow;
+}
+
+/**
+ * Checks a login and password: the throttle's point taken first (so concurrent guesses cannot all pass a
+ * check-then-count), then one slow hash whatever the user's number of application passwords (D60); 401 or 429 in
+ * the WordPress shape. `accept: 'app-password'` takes only an application password (feed keys, http/feed-keys.ts).
+ */
+export async function checkCredential(
+  req: Request,
+  login: string,
+  password: string,
+  accept: 'any' | 'app-password',
+): Promise<Verified> {
+  const { db, metrics, throttle } = context(req);
+  const address = req.ip ?? 'unknown';
   throttled(req, await throttle.take(login, address));
   // a login with a NUL character cannot exist (and PostgreSQL text cannot hold one): check it like an unknown one
   const user = login.includes('\u0000') ? undefined : await findUserByLogin(db, login);
-  // one slow hash per attempt, whatever the user's number of application passwords (D60)
   const { ok, app } = user
     ? await verifyCredential(db, user.id, password, user.password_hash)
     : { ok: await verifyPassword(password, await DUMMY_HASH_PROMISE), app: undefined };
-  if (!user || !ok) {
+  if (!user || !ok || (accept === 'app-password' && !app)) {
     metrics.loginFailed(user ? 'incorrect_password' : 'invalid_username');
     throw user
       ? new ApiError(401, 'incorrect_password', 'incorrect_password', { login })
       : new ApiError(401, 'invalid_username', 'invalid_username');
   }
   await throttle.succeeded(login, address);
-  remember(key, user, app);
-  return callerOf(db, user, app, address);
+  return { user, app };
 }
 
 /**

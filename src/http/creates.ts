@@ -2,6 +2,9 @@ import type { Response } from 'express';
 import type { OperationId, TypedRequest } from './handler';
 import { ApiError } from '../core/errors';
 import { restRoot } from './urls';
+import { writtenRecord } from './caching';
+import { context } from './context';
+import { NAMESPACE } from '../config';
 
 export type CreatedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 
@@ -35,8 +38,24 @@ export function createdLocation(req: AnyRequest, { type, id }: Created): string 
   return collection === undefined ? null : `${restRoot(req)}/${collection}/${id}`;
 }
 
+const COLLECTIONS: Record<CreatedType, string> = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
+
+/** The URL of the record's own GET, with the create's query (its language), for the ETag of the create's answer. */
+function recordUrl(req: AnyRequest, { type, id }: Created): string {
+  const query = req.originalUrl.indexOf('?');
+  const search = query < 0 ? '' : req.originalUrl.slice(query);
+  return `${context(req).config.basePath}/${NAMESPACE}/${COLLECTIONS[type]}/${id}${search}`;
+}
+
 /**
- * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the record rendered.
+ * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the ETag its GET will
+ * have (http/caching.ts), the record rendered.
  * A record deleted since it was made (a replay of an old create) is 410 `rest_created_record_gone`.
  */
 export async function sendCreated<B>(
@@ -46,6 +65,13 @@ export async function sendCreated<B>(
   render: RenderCreated<B>,
   location = createdLocation(req, created),
 ): Promise<void> {
+  await writtenRecord(
+    req,
+    res,
+    created.type === 'category' || created.type === 'tag' ? 'terms' : 'posts',
+    created.id,
+    recordUrl(req, created),
+  );
   const body = await render(req, created.id);
   if (body === undefined)
     throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });

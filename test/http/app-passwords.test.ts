@@ -4,15 +4,12 @@
  * administrators under /users/{id}, the login throttle, feed keys (`login:password`) and their redaction in logs.
  */
 import { Writable } from 'node:stream';
-import type { Request } from 'express';
 import pino from 'pino';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import { createUser } from '../../src/users/repository';
-import { authenticateKey } from '../../src/http/auth';
 import { maskSecrets } from '../../src/http/request-log';
-import { ApiError } from '../../src/core/errors';
 
 const ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789]{24}$/;
 
@@ -215,17 +212,14 @@ describe.each(ENGINES)('application passwords on %s', (engine) => {
     expect(blocked.headers['retry-after']).toBeDefined();
   });
 
-  it('feed keys `login:password` authenticate like Basic, and are redacted in logged URLs', async () => {
+  it('feed keys `login:password` authenticate calendar reads, and are redacted in logged URLs', async () => {
     const { body } = await create(editor(), { name: 'Calendar app', scope: 'read' });
-    const req = { app: service.app, ip: '127.0.0.1', method: 'GET' } as unknown as Request;
-    const who = await authenticateKey(req, `${service.users.editor.login}:${body.password}`);
-    expect(who).toMatchObject({
-      id: service.users.editor.id,
-      role: 'editor',
-      appPassword: { name: 'Calendar app', scope: 'read' },
-    });
-    await expect(authenticateKey(req, `${service.users.editor.login}:not-it`)).rejects.toMatchObject({ status: 401 });
-    await expect(authenticateKey(req, 'no-colon')).rejects.toBeInstanceOf(ApiError);
+    const feed = (key: string) => http(service).get(`${NS}/events/ical`).query({ key });
+    expect((await feed(`${service.users.editor.login}:${body.password}`)).status).toBe(200);
+    const wrong = await feed(`${service.users.editor.login}:not-it`);
+    expect([wrong.status, wrong.body.code]).toEqual([401, 'incorrect_password']);
+    const malformed = await feed('no-colon');
+    expect([malformed.status, malformed.body.code]).toEqual([401, 'rest_invalid_authorization']);
 
     expect(maskSecrets('/feed.ics?key=ed%3Asecret&x=1&api_key=z')).toBe('/feed.ics?key=[redacted]&x=1&api_key=z');
     const secret = `${service.users.editor.login}:${body.password}`;

@@ -240,8 +240,9 @@ describe.each(ENGINES)('idempotent creates on %s', (engine) => {
         const body = event();
         const lock = await service.database.db.client.acquireConnection();
         const slugLock = `event-slug:${body.title.toLowerCase().replace(/ /g, '-')}`;
+        // polled for up to a minute: on a loaded machine a request can take seconds to reach the lock
         const waiting = async (n: number) => {
-          for (let i = 0; i < 200; i++) {
+          for (let i = 0; i < 2400; i++) {
             const { rows } = await service.database.db.raw(
               `select count(*)::int as n from pg_locks where locktype = 'advisory'
               and not granted and ((classid::bigint << 32) | objid::bigint) = hashtextextended(?, 0)`,

@@ -59,7 +59,8 @@ if (ENGINES.includes('postgres')) {
           startServer(`${database.url}&application_name=${tag}-${i}`, port, ENV, { readyTimeoutMs: 120_000 }),
         );
         for (const start of starting) start.catch(() => undefined); // awaited below
-        for (const deadline = Date.now() + 60_000; Date.now() < deadline && waitingForMigrationLock < 2; ) {
+        // both nodes compile and connect first: on a loaded machine that can take minutes (the bound is for hangs)
+        for (const deadline = Date.now() + 150_000; Date.now() < deadline && waitingForMigrationLock < 2; ) {
           await new Promise((r) => setTimeout(r, 200));
           const { rows } = await holder.query(
             `select count(distinct a.pid) as n from pg_stat_activity a join pg_locks l on l.pid = a.pid
@@ -74,7 +75,7 @@ if (ENGINES.includes('postgres')) {
       }
       await Promise.all(starting);
       nodes = [`http://127.0.0.1:${ports[0]}${NAMESPACE}`, `http://127.0.0.1:${ports[1]}${NAMESPACE}`];
-    }, TIMEOUT);
+    }, 2 * TIMEOUT);
 
     afterAll(async () => {
       console.log(`two nodes: conflicting requests sent ${JSON.stringify(created)}`);
@@ -96,6 +97,21 @@ if (ENGINES.includes('postgres')) {
         const category = await call(0, 'POST', '/categories', { name: 'Seen by both' });
         expect(category.status).toBe(201);
         expect((await call(1, 'GET', `/categories/${category.body.id}`)).body.name).toBe('Seen by both');
+      },
+      TIMEOUT,
+    );
+
+    it(
+      'give one read the same keyed ETag, so a tag from one node is a 304 on the other (one secret, migration 013)',
+      async () => {
+        const category = await call(0, 'POST', '/categories', { name: 'Cached on both' });
+        const host = { 'X-Forwarded-Host': 'calendar.example.org' }; // as behind the balancer: one host for both
+        const read = (i: number, headers: Record<string, string> = {}) =>
+          request(node(i), 'GET', `/categories/${category.body.id}`, { headers: { ...host, ...headers } });
+        const [a, b] = [await read(0), await read(1)];
+        expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+        expect((await read(1, { 'If-None-Match': a.headers.get('etag') as string })).status).toBe(304);
+        expect((await read(0, { 'If-None-Match': b.headers.get('etag') as string })).status).toBe(304);
       },
       TIMEOUT,
     );

@@ -72,10 +72,10 @@ export async function startServer(
   running.add(child);
   child.on('exit', () => running.delete(child));
   collect(child);
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 180_000);
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok) return child;
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(30_000) })).ok) return child;
     } catch {
       /* not listening yet */
     }

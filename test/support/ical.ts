@@ -164,7 +164,7 @@ export async function startRadicale(): Promise<Radicale> {
   );
   const port = await new Promise<number>((resolve, reject) => {
     let log = '';
-    const timer = setTimeout(() => reject(new Error(`radicale did not start: ${log}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`radicale did not start: ${log}`)), 120_000);
     const read = (chunk: Buffer) => {
       log += chunk.toString();
       const match = /Listening on '\[?127\.0\.0\.1\]?:(\d+)'/.exec(log);

@@ -104,7 +104,8 @@ describe('rule validation', () => {
       horizonUtc: '2029-01-01 00:00:00',
     });
     expect(expansion.occurrences).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(2000); // it took half a minute before the guard
+    // it took half a minute before the guard, milliseconds since: a bound a loaded machine meets, not a benchmark
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it.each(['FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2', 'FREQ=DAILY;BYMONTH=1;BYSETPOS=2', 'FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6'])(

@@ -27,6 +27,7 @@ export const SKIPPED_TABLES: ReadonlySet<string> = new Set([
   'auth_throttle',
   'series_lease',
   'data_version',
+  'service_secret', // every database keeps its own (migration 013)
 ]);
 /**
  * Tables whose rows a migration seeds (a fresh database has them): they do not make a target "not empty", and the

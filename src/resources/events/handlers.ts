@@ -5,7 +5,7 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList } from '../../http/paging';
 import { isTrue } from '../../core/flags';
-import { singleRecord } from '../../http/caching';
+import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
@@ -109,6 +109,7 @@ const handlers = {
       scope: scopeOf(req),
       expect,
     });
+    await writtenRecord(req, res, 'posts', row.id); // when `all` regenerated it away, none
     // the event asked for, as the series write left it (the series event when `all` regenerated it away)
     await send(req, res, ((await repo.findEvent(db, row.id)) ?? (await repo.findEvent(db, written))) as EventRow);
   },

@@ -6,7 +6,7 @@ import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList, type ListBody } from '../../http/paging';
 import { isTrue } from '../../core/flags';
-import { singleRecord } from '../../http/caching';
+import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
@@ -82,6 +82,7 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
       const row = await target(req);
       const body = (req.body ?? {}) as service.LinkedWrite;
       await service.updateLinked(context(req), kind, writer(req), row, body, precondition(req));
+      await writtenRecord(req, res, 'posts', row.id);
       await send(req, res, row.id);
     },
     async remove(req: Op<'deleteVenue' | 'deleteVenueBySlug', 'deleteOrganizer' | 'deleteOrganizerBySlug'>, res: One) {

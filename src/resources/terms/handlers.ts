@@ -4,7 +4,7 @@ import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
 import { paging, sendList, type ListBody } from '../../http/paging';
-import { singleRecord } from '../../http/caching';
+import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
@@ -62,7 +62,9 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
     ) {
       const body = req.body ?? {};
       const term = await service.updateTerm(context(req), info, writer(req), req.params.id, body, precondition(req));
-      res.json(await one(req, term));
+      await writtenRecord(req, res, 'terms', term.id);
+      // read again after the tag: the row the write returned may be older than the data version the tag names
+      res.json(await one(req, (await findTerm(context(req).db, info.taxonomy, term.id)) ?? term));
     },
     async remove(req: Req<'deleteCategory', 'deleteTag'>, res: One) {
       const term = await service.deleteTerm(
