@@ -9,7 +9,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
 import { errorHandler } from './http/error-handler';
-import { ApiError } from './core/errors';
+import { ApiError, invalidParam } from './core/errors';
 import { authenticate, authorise } from './http/auth';
 import { feedKey } from './http/feed-keys';
 import { serviceIndex } from './http/discovery';
@@ -172,10 +172,19 @@ function bindOperation(op: Operation): RequestHandler {
   const integers = op.parameters
     .filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer')
     .map((p) => p.name);
+  const queryIntegers = op.parameters.filter((p) => p.in === 'query' && takesIntegers(p.schema)).map((p) => p.name);
   const declared = op.body && Object.keys(op.body.properties);
   return (req, res, next) => {
     res.locals.operation = op;
     assertClean(op, req);
+    // the validator lets `1e400` and `Infinity` through as "integers" (Infinity % 1 is not 0, but NaN is falsy)
+    for (const name of queryIntegers) {
+      const value = (req.query as Record<string, unknown>)[name];
+      const values = Array.isArray(value) ? value : [value];
+      if (values.some((v) => typeof v === 'number' && !Number.isSafeInteger(v))) {
+        throw invalidParam(name, 'param_type', { type: 'integer' });
+      }
+    }
     for (const name of integers) {
       const id = Number(req.params[name]);
       // an id no 32-bit column holds matches no route, like `\d+` overflowing in WordPress
@@ -187,6 +196,14 @@ function bindOperation(op: Operation): RequestHandler {
     }
     next();
   };
+}
+
+/** Whether a parameter's schema takes integers (an integer, or an array of them). */
+function takesIntegers(schema: unknown): boolean {
+  const { type, items } = (schema ?? {}) as { type?: string | string[]; items?: unknown };
+  return (
+    type === 'integer' || (Array.isArray(type) && type.includes('integer')) || (items ? takesIntegers(items) : false)
+  );
 }
 
 function readiness({ db }: AppContext): RequestHandler {

@@ -175,6 +175,23 @@ describe.each(ENGINES)('fuzz regressions on %s', (engine) => {
     });
 
     it.each([
+      ['/venues', 'event'],
+      ['/organizers', 'event'],
+      ['/categories', 'event'],
+      ['/events', 'venue'],
+      ['/events', 'post_parent'],
+    ])(
+      'GET %s?%s=Infinity (or 1e400) is 400 naming it (was 500 on PostgreSQL: invalid input syntax)',
+      async (path, name) => {
+        for (const value of ['Infinity', '1e400', '-Infinity']) {
+          const res = await client(service).get(`${NS}${path}?${name}=${value}`);
+          expect(res.status).toBeLessThan(500);
+          if (res.status !== 200) expectInvalid(res, name);
+        }
+      },
+    );
+
+    it.each([
       ['venue', BIG],
       ['organizer', [BIG]],
       ['categories', [BIG]],
