@@ -45,6 +45,8 @@ export interface Fixture {
   rareWord: string;
   /** Published, listed events starting within the next year: ids for the single-read scenario. */
   eventIds: number[];
+  /** Those of `eventIds` outside any recurring series: what the `mix` scenario's updates change. */
+  standaloneEventIds: number[];
   venueIds: number[];
   organizerIds: number[];
   /** A city with ~1/12 of the venues around it (±0.5°), for geolocation scenarios. */
@@ -52,7 +54,7 @@ export interface Fixture {
   seedSeconds: number;
 }
 
-const ADJECTIVES = [
+export const ADJECTIVES = [
   'Summer',
   'Winter',
   'Late',
@@ -74,7 +76,7 @@ const ADJECTIVES = [
   'Weekly',
   'Special',
 ];
-const NOUNS = [
+export const NOUNS = [
   'Jazz',
   'Market',
   'Festival',
@@ -97,7 +99,7 @@ const NOUNS = [
   'Walk',
 ];
 const TOP_CATEGORIES = ['Music', 'Sports', 'Arts', 'Food', 'Business', 'Family', 'Film', 'Tech', 'Health', 'Outdoors'];
-const CITIES: Array<[string, string, number, number]> = [
+export const CITIES: Array<[string, string, number, number]> = [
   ['Amsterdam', 'Netherlands', 52.37, 4.9],
   ['Berlin', 'Germany', 52.52, 13.4],
   ['Paris', 'France', 48.86, 2.35],
@@ -117,7 +119,7 @@ const TAG_COUNT = 200;
 const YEAR_MS = 365.25 * 24 * 3600 * 1000;
 
 /** mulberry32: a small seeded generator, so runs are comparable. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
@@ -310,6 +312,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   const step = (20 * YEAR_MS) / n;
   const windowEnd = now + YEAR_MS;
   const eventIds: number[] = [];
+  const standaloneEventIds: number[] = [];
   const bar = new SingleBar(
     {
       format: 'seeding {bar} {value}/{total} events | {eta_formatted} left',
@@ -393,8 +396,10 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
       for (let o = 0; o < organizerCountHere; o++) {
         eventOrganizers.push([postId, firstOrganizer + ((firstOrg + o) % organizerCount), o]);
       }
-      if (status === 'publish' && !hidden && startMs > now && startMs < windowEnd && eventIds.length < 1000)
+      if (status === 'publish' && !hidden && startMs > now && startMs < windowEnd && eventIds.length < 1000) {
         eventIds.push(postId);
+        if (!inSeries) standaloneEventIds.push(postId);
+      }
     }
     await db.transaction(async (trx) => {
       if (pg) await trx.raw('set local synchronous_commit = off'); // as SQLite's synchronous=off: seeding is redone after a crash
@@ -433,12 +438,14 @@ export async function seed(db: Db, options: SeedOptions): Promise<Fixture> {
   }
 
   if (eventIds.length === 0) eventIds.push(id); // tiny data sets: any event will do
+  if (standaloneEventIds.length === 0) standaloneEventIds.push(...eventIds);
   return {
     events: n,
     categoryId: 1,
     searchWord: 'jazz',
     rareWord: RARE_WORD.toLowerCase(),
     eventIds,
+    standaloneEventIds,
     venueIds: Array.from({ length: venueCount }, (_, k) => firstVenue + k),
     organizerIds: Array.from({ length: organizerCount }, (_, k) => firstOrganizer + k),
     geoCenter: { lat: CITIES[0][2], lng: CITIES[0][3] },
