@@ -150,8 +150,11 @@ export class Mix {
     this.urls = new ZipfUrls(mixUrls(fixture));
   }
 
-  /** Loads `ports` (one autocannon per node, the connections split between them) for `seconds`. */
-  async run(ports: number[], connections: number, seconds: number): Promise<MixResult> {
+  /**
+   * Loads `ports` (one autocannon per node, the connections split between them) for `seconds`, writing once in
+   * `writeEvery` requests (the mix's own setting unless given).
+   */
+  async run(ports: number[], connections: number, seconds: number, writeEvery = this.writeEvery): Promise<MixResult> {
     const latencies: number[] = [];
     const statuses: Record<string, number> = {};
     const result: MixResult = {
@@ -170,7 +173,7 @@ export class Mix {
       distinctUrls: this.urls.urls.length,
       nodes: ports.length,
     };
-    let nextWrite = this.writeEvery;
+    let nextWrite = writeEvery;
     let wake: (() => void) | undefined;
     const answered = (status: number, ms: number, counted: boolean) => {
       result.requests++;
@@ -210,7 +213,7 @@ export class Mix {
         const other = ports[(k + 1) % ports.length];
         const expectation = await this.write(node, k, result, answered);
         if (expectation) await this.check(other, expectation, k, result, answered);
-        nextWrite = from + this.writeEvery;
+        nextWrite = from + writeEvery;
       }
     })();
     const finished = await Promise.all(runs);

@@ -53,6 +53,12 @@ if (!CACHE_MODES.length || CACHE_MODES.some((mode) => mode !== 'on' && mode !== 
 const COLD_REQUESTS = Number(process.env.BENCH_COLD_REQUESTS ?? 40);
 /** The mix writes once in this many requests. */
 const MIX_WRITE_EVERY = Number(process.env.BENCH_MIX_WRITE_EVERY ?? 200);
+/**
+ * Writes each mix checks at least (five of each kind): when the warm-up and the measurement wrote fewer (a slow
+ * service makes few requests), the mix goes on, unmeasured, writing once in ten requests until it has (three
+ * minutes at most).
+ */
+const MIX_MIN_WRITES = Number(process.env.BENCH_MIX_MIN_WRITES ?? 25);
 /** Set when a mix saw an answer older than an acknowledged write: the run then ends with exit code 1. */
 let staleAnswers = 0;
 
@@ -134,7 +140,10 @@ interface Measurement {
   express?: { rps: number; p50: number };
   /** Largest resident set of the server while it was under this load, MiB. */
   rssMiB?: number;
-  /** The mix: what it sent and what its checks found. */
+  /**
+   * The mix: reads of the measurement; writes, checks and stale answers of the warm-up, the measurement and the
+   * writes added after it (`MIX_MIN_WRITES`).
+   */
   mix?: Pick<MixResult, 'reads' | 'writes' | 'checks' | 'stale' | 'staleSamples' | 'distinctUrls' | 'nodes'>;
 }
 
@@ -474,17 +483,31 @@ async function measureSize(
   return { events, seedSeconds: fixture.seedSeconds, databaseMiB, cache, cold };
 }
 
-/** The mix: a warm-up of its own (same sequence, not counted), then the measurement. */
+/**
+ * The mix: a warm-up of its own (same sequence, not counted), the measurement, then (unmeasured) more writes until
+ * `MIX_MIN_WRITES` were checked. Stale answers of every phase count.
+ */
 async function measureMix(ports: number[], fixture: Fixture): Promise<Measurement> {
   const mix = new Mix(fixture, MIX_WRITE_EVERY);
   if (mix.urls.urls.length < MIN_DISTINCT_URLS)
     console.log(`  (the mix has ${mix.urls.urls.length} distinct URLs at this size, fewer than ${MIN_DISTINCT_URLS})`);
   const load = os.loadavg()[0];
-  if (WARMUP > 0) await mix.run(ports, CONNECTIONS, WARMUP);
+  const phases: MixResult[] = [];
+  if (WARMUP > 0) phases.push(await mix.run(ports, CONNECTIONS, WARMUP));
   const r = await mix.run(ports, CONNECTIONS, DURATION);
+  phases.push(r);
+  const total = (key: 'writes' | 'checks' | 'stale') => phases.reduce((sum, phase) => sum + phase[key], 0);
+  const topUpUntil = performance.now() + 180_000;
+  while (total('writes') < MIX_MIN_WRITES && performance.now() < topUpUntil) {
+    const more = await mix.run(ports, CONNECTIONS, 2, 10);
+    phases.push(more);
+    if (more.requests === 0) break; // the service answers nothing: the errors say so
+  }
   const sorted = Float64Array.from(r.latencies).sort();
   const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  const { reads, writes, checks, stale, staleSamples, distinctUrls, nodes } = r;
+  const { reads, distinctUrls, nodes } = r;
+  const [writes, checks, stale] = [total('writes'), total('checks'), total('stale')];
+  const staleSamples = phases.flatMap((phase) => phase.staleSamples).slice(0, 10);
   return {
     load,
     alone: { ms: NaN, status: 0 },
