@@ -128,6 +128,12 @@ interface EventBody {
   categories?: Array<{ id: number }>;
 }
 
+/** What a check reads: the record in each language, then a list selecting it (by `include` and `listQuery`). */
+const checkUrls = (id: number, listQuery: string) => [
+  ...LANGUAGES.map((language) => withLanguage(`${NS}/events/${id}`, language)),
+  `${NS}/events?include=${id}${listQuery ? `&${listQuery}` : ''}`,
+];
+
 const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
 const day = 24 * 3600_000;
 const wallClock = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
@@ -211,7 +217,14 @@ export class Mix {
         const k = this.written++;
         const node = ports[k % ports.length];
         const other = ports[(k + 1) % ports.length];
-        const expectation = await this.write(node, k, result, answered);
+        // the checking node reads what the write will change first, so the check finds it cached (when the cache is on)
+        const prime = async (id: number, query: string) => {
+          for (const url of checkUrls(id, query)) {
+            result.checks++;
+            await this.request(other, url, {}, answered, false);
+          }
+        };
+        const expectation = await this.write(node, k, result, answered, prime);
         if (expectation) await this.check(other, expectation, k, result, answered);
         nextWrite = from + writeEvery;
       }
@@ -263,6 +276,7 @@ export class Mix {
     k: number,
     result: MixResult,
     answered: (status: number, ms: number, counted: boolean) => void,
+    prime: (id: number, listQuery: string) => Promise<void>,
   ): Promise<Expectation | undefined> {
     const f = this.fixture;
     const pick = <T>(items: T[]): T => items[Math.floor(this.rand() * items.length)];
@@ -279,24 +293,26 @@ export class Mix {
     const venue = pick(f.venueIds);
     if (kind === 'delete' && this.created.length === 0) return undefined; // nothing of ours to delete yet
     const id = kind === 'delete' ? (this.created.shift() as number) : pick(f.standaloneEventIds);
+    const ids = [...new Set(categories)].sort((a, b) => a - b);
+    const listQuery = { title: `search=${word}`, venue: `venue=${venue}`, categories: `categories=${ids[0]}` };
+    if (kind !== 'create') await prime(id, kind === 'delete' ? '' : listQuery[kind]);
     switch (kind) {
       case 'title':
         if (!(await send('POST', `${NS}/events/${id}`, { title }))) return undefined;
         return {
           id,
           record: { status: 200, field: (e) => e.title, value: title },
-          list: { query: `search=${word}`, total: 1 },
+          list: { query: listQuery.title, total: 1 },
         };
       case 'venue':
         if (!(await send('POST', `${NS}/events/${id}`, { venue }))) return undefined;
         return {
           id,
           record: { status: 200, field: (e) => (Array.isArray(e.venue) ? undefined : e.venue?.id), value: venue },
-          list: { query: `venue=${venue}`, total: 1 },
+          list: { query: listQuery.venue, total: 1 },
         };
       case 'categories': {
         if (!(await send('POST', `${NS}/events/${id}`, { categories }))) return undefined;
-        const ids = [...new Set(categories)].sort((a, b) => a - b);
         return {
           id,
           record: {
@@ -304,7 +320,7 @@ export class Mix {
             field: (e) => (e.categories ?? []).map((c) => c.id).sort((a, b) => a - b),
             value: ids,
           },
-          list: { query: `categories=${ids[0]}`, total: 1 },
+          list: { query: listQuery.categories, total: 1 },
         };
       }
       case 'create': {
@@ -345,8 +361,9 @@ export class Mix {
       if (result.staleSamples.length < 10) result.staleSamples.push(`write ${k}, event ${expectation.id}: ${what}`);
     };
     const { id, record, list } = expectation;
-    for (const language of LANGUAGES) {
-      const url = withLanguage(`${NS}/events/${id}`, language);
+    const urls = checkUrls(id, list.query);
+    const listUrl = urls.pop() as string;
+    for (const url of urls) {
       result.checks++;
       const answer = await this.request(port, url, {}, answered, false);
       if (!answer) {
@@ -360,7 +377,7 @@ export class Mix {
           stale(`GET ${url} shows ${JSON.stringify(got)}, not ${JSON.stringify(record.value)}`);
       }
     }
-    const url = `${NS}/events?include=${id}${list.query ? `&${list.query}` : ''}`;
+    const url = listUrl;
     result.checks++;
     const answer = await this.request(port, url, {}, answered, false);
     if (!answer) {
