@@ -289,11 +289,13 @@ export class Mix {
     };
     const title = `${pick(NEW_WORDS)} ${pick(NOUNS)} ${k}`;
     const word = title.split(' ')[0].toLowerCase();
-    const categories = [1 + Math.floor(this.rand() * CATEGORIES), 1 + Math.floor(this.rand() * CATEGORIES)];
+    const categories = [
+      ...new Set([1 + Math.floor(this.rand() * CATEGORIES), 1 + Math.floor(this.rand() * CATEGORIES)]),
+    ];
     const venue = pick(f.venueIds);
     if (kind === 'delete' && this.created.length === 0) return undefined; // nothing of ours to delete yet
     const id = kind === 'delete' ? (this.created.shift() as number) : pick(f.standaloneEventIds);
-    const ids = [...new Set(categories)].sort((a, b) => a - b);
+    const ids = [...categories].sort((a, b) => a - b);
     const listQuery = { title: `search=${word}`, venue: `venue=${venue}`, categories: `categories=${ids[0]}` };
     if (kind !== 'create') await prime(id, kind === 'delete' ? '' : listQuery[kind]);
     switch (kind) {
