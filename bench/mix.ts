@@ -1,10 +1,11 @@
 /**
  * The `mix` scenario (issue 22): anonymous reads of at least 2 000 distinct URLs with a Zipf-like popularity, and,
  * from an authenticated connection at the same time, one write in every `writeEvery` requests that changes what some
- * of those URLs return. After every acknowledged write, the changed record is read back (in the three languages of
- * the mix, and through a filtered list) from the node that did not take the write (the same node when there is only
- * one): an answer that does not show the write is counted as stale. Deterministic: the URLs, their popularity, the
- * order of the reads and every write come from seeded generators. See bench/README.md and decisions D105–D107.
+ * of those URLs return. Around every write, the changed record is read (in the three languages of the mix, and
+ * through a filtered list) from the node that did not take the write (the same node when there is only one): before
+ * it, so that a cache there holds the old answers, and after it is acknowledged, when an answer that does not show
+ * the write is counted as stale. Deterministic: the URLs, their popularity, the order of the reads and every write
+ * come from seeded generators. See bench/README.md and decisions D105–D106.
  */
 import autocannon from 'autocannon';
 import { ADJECTIVES, ADMIN, CITIES, NOUNS, random, type Fixture } from './seed';
