@@ -3,7 +3,7 @@
  * PHP's `strtotime` (locutus), zones, offsets and DST through luxon. Stored zones are IANA names or `UTC±h[:mm]`.
  */
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { strtotime } from 'locutus/php/datetime/strtotime';
+import strtotime from 'locutus/php/datetime/strtotime';
 import { now as clockNow } from './clock';
 
 /** 'YYYY-MM-DD HH:MM:SS' */
