@@ -270,7 +270,7 @@ class Comparison {
       const other = after[type];
       const place = `${label} (${type})`;
       if (!isObject(other)) {
-        this.report({ local: '' }, `${place}: media type removed`, place);
+        this.report({ local: '' }, 'media type removed', place);
         continue;
       }
       if (isObject(media) && media.schema !== undefined && other.schema !== undefined)
@@ -288,28 +288,27 @@ class Comparison {
     for (const [key, param] of oldParams) {
       const other = newParams.get(key);
       if (!other) {
-        this.report({ local: '' }, `${key} removed (or renamed)`, key);
+        this.report({ local: '' }, 'removed (or renamed)', key);
         continue;
       }
-      if (!param.required && other.required) this.report({ local: '' }, `${key} is now required`, key);
+      if (!param.required && other.required) this.report({ local: '' }, 'now required', key);
       this.schema(param.schema, other.schema, { local: '' }, 'request', key);
     }
     for (const [key, param] of newParams) {
-      if (!oldParams.has(key) && param.required) this.report({ local: '' }, `new required ${key}`, key);
+      if (!oldParams.has(key) && param.required) this.report({ local: '' }, 'new, and required', key);
     }
     const oldBody = this.body(old.requestBody, this.before);
     const newBody = this.body(now.requestBody, this.after);
     const bodyDirection: Direction = webhook ? 'response' : 'request';
-    if (oldBody && !newBody) this.report({ local: '' }, 'request body removed', 'request body');
-    if (newBody?.required && !oldBody?.required && !webhook)
-      this.report({ local: '' }, 'request body is now required', 'request body');
+    if (oldBody && !newBody) this.report({ local: '' }, 'removed', 'request body');
+    if (newBody?.required && !oldBody?.required && !webhook) this.report({ local: '' }, 'now required', 'request body');
     if (oldBody && newBody) this.content(oldBody, newBody, bodyDirection, 'request body');
     const oldResponses = isObject(old.responses) ? old.responses : {};
     const newResponses = isObject(now.responses) ? now.responses : {};
     for (const [status, raw] of Object.entries(oldResponses)) {
       const label = `response ${status}`;
       if (!(status in newResponses)) {
-        if (status.startsWith('2')) this.report({ local: '' }, `${label} removed`, label);
+        if (status.startsWith('2')) this.report({ local: '' }, 'removed', label);
         continue;
       }
       const a = this.before.resolve(raw, { local: '' }).node;
@@ -405,14 +404,15 @@ export function listed(finding: Finding, spans: Set<string>): boolean {
   return finding.operations.every((op) => spans.has(op) || spans.has(op.replace(/^[A-Z]+ /, '')));
 }
 
+/** One line per finding; its first code span is a name the changelog can list it by. */
 export function describe(finding: Finding): string {
-  const ops =
-    finding.operations.length > 3
-      ? `${finding.operations.slice(0, 3).join(', ')} and ${finding.operations.length - 3} more`
-      : finding.operations.join(', ');
-  const where = finding.component ? `${code(finding.where)} (in ${ops})` : code(finding.where);
-  const head = finding.component ? where : finding.where === ops ? code(ops) : `${code(ops)}: ${where}`;
-  return `${head}: ${finding.message}`;
+  const ops = finding.operations;
+  if (finding.component) {
+    const list = ops.length > 3 ? `${ops.slice(0, 3).join(', ')} and ${ops.length - 3} more` : ops.join(', ');
+    return `${code(finding.where)} (in ${list}): ${finding.message}`;
+  }
+  const [op] = ops;
+  return finding.where === op ? `${code(op)}: ${finding.message}` : `${code(op)}: ${finding.where}: ${finding.message}`;
 }
 
 export interface Verdict {
@@ -448,7 +448,7 @@ export function judge(opts: {
     for (const finding of findings) lines.push(`  ${describe(finding)}`);
     lines.push(
       `Undo them, or raise the major version (openapi/openapi.yaml info.version and package.json) and list each ` +
-        'under "### Breaking" in its CHANGELOG.md section.',
+        'under "### Breaking" in its CHANGELOG.md section (the lines above, as bullets, will do).',
     );
     return { ok: false, lines };
   }
@@ -463,7 +463,8 @@ export function judge(opts: {
     lines.push(`${count}; ${missing.length} not listed under "### Breaking" in CHANGELOG.md's ${version} section:`);
     for (const finding of missing) lines.push(`  ${describe(finding)}`);
     lines.push(
-      'Name each by a code span: its operation (`GET /events`), its path (`/events`) or its schema (`Event`).',
+      'Name each by a code span: its operation (`GET /events`), its path (`/events`) or its schema (`Event`, ' +
+        '`Event.cost`); the lines above, as bullets, will do.',
     );
     return { ok: false, lines };
   }

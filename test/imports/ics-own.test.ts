@@ -171,7 +171,7 @@ describe.each(ENGINES)('import ics of our own feed on %s', (engine) => {
     expect(await feed()).toBe(text); // same SEQUENCE and stamps: no event was written
   });
 
-  it("imports a calendar app's copy (no X-ALT-DESC, other stamps and SEQUENCE, times in UTC) as unchanged", async () => {
+  it("imports a calendar app's copy (no X-ALT-DESC, other stamps, times in UTC) as unchanged", async () => {
     const text = await feed();
     const copy = unfold(text)
       .replace(/^X-ALT-DESC[^\r\n]*\r\n/gm, '')
@@ -228,7 +228,7 @@ describe.each(ENGINES)('import ics of our own feed on %s', (engine) => {
     expect((await event(ids.draft)).status).toBe('draft');
   });
 
-  it("applies the importer's permissions: an author may not edit an administrator's event, and nothing is created", async () => {
+  it("applies the importer's permissions: an author may not edit others' events, and nothing is created", async () => {
     const text = editEvent(unfold(await feed()), 'Own all day', (v) =>
       v.replace(':Own all day\r\n', ':Own all day (by the author)\r\n'),
     );

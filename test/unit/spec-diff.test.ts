@@ -149,7 +149,7 @@ const BREAKS: Array<[string, (doc: Doc) => void, Partial<Break>]> = [
     (d) => {
       d.paths['/events'].get.parameters[2].name = 'q';
     },
-    { operation: 'GET /events', message: 'query parameter `search` removed (or renamed)' },
+    { operation: 'GET /events', where: 'query parameter `search`', message: 'removed (or renamed)' },
   ],
   [
     'a renamed path parameter',
@@ -158,19 +158,19 @@ const BREAKS: Array<[string, (doc: Doc) => void, Partial<Break>]> = [
       delete d.paths['/events/{id}'];
       d.paths['/events/{event_id}'].parameters[0].name = 'event_id';
     },
-    { operation: 'GET /events/{id}', message: 'path parameter `id` removed (or renamed)' },
+    { operation: 'GET /events/{id}', where: 'path parameter `id`', message: 'removed (or renamed)' },
   ],
   [
     'a new required parameter',
     (d) => d.paths['/events'].get.parameters.push({ name: 'lang', in: 'query', required: true, schema: {} }),
-    { message: 'new required query parameter `lang`' },
+    { where: 'query parameter `lang`', message: 'new, and required' },
   ],
   [
     'a parameter made required',
     (d) => {
       d.paths['/events'].get.parameters[1].required = true;
     },
-    { message: 'query parameter `status` is now required' },
+    { where: 'query parameter `status`', message: 'now required' },
   ],
   [
     'a newly required request-body property',
@@ -184,7 +184,7 @@ const BREAKS: Array<[string, (doc: Doc) => void, Partial<Break>]> = [
     (d) => {
       d.paths['/events'].post.requestBody.required = true;
     },
-    { message: 'request body is now required' },
+    { where: 'request body', message: 'now required' },
   ],
   [
     'a narrowed parameter enum',
@@ -269,12 +269,12 @@ const BREAKS: Array<[string, (doc: Doc) => void, Partial<Break>]> = [
     (d) => {
       d.paths['/events/{id}'].delete.responses = { 204: { description: 'gone' } };
     },
-    { operation: 'DELETE /events/{id}', message: 'response 200 removed' },
+    { operation: 'DELETE /events/{id}', where: 'response 200', message: 'removed' },
   ],
   [
     'a removed response media type',
     (d) => delete d.paths['/events/{id}'].get.responses[200].content['text/calendar'],
-    { message: 'response 200 (text/calendar): media type removed' },
+    { where: 'response 200 (text/calendar)', message: 'media type removed' },
   ],
   [
     'a removed webhook payload field',
@@ -446,6 +446,14 @@ describe('spec-diff: the version and changelog policy', () => {
     expect(verdict.lines.join('\n')).toMatch(/2 breaking changes since 1.0.0, and info.version 1.1.0 keeps major 1/);
     expect(verdict.lines).toContain('  `DELETE /events/{id}`: operation removed');
     expect(verdict.lines).toContain('  `Event.cost` (in GET /events, GET /events/{id}): field removed');
+    const parameter: Finding = {
+      where: 'query parameter `search`',
+      message: 'removed (or renamed)',
+      operations: ['GET /events'],
+    };
+    expect(judge({ findings: [parameter], release: '1.0.0', version: '1.1.0' }).lines).toContain(
+      '  `GET /events`: query parameter `search`: removed (or renamed)',
+    );
   });
 
   it('fails on a raised major without a changelog section, or with a break it does not list', () => {
