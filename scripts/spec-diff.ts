@@ -376,9 +376,12 @@ export function group(breaks: Break[]): Finding[] {
   return [...findings.values()];
 }
 
-/** The code spans (`…`) of the `### Breaking` part of `## <version>` (or `## [<version>]`); undefined if absent. */
+/**
+ * The code spans (`…`) of the `### Breaking` part of `## <version>` (or `## [<version>]`, text may follow), HTML
+ * comments left out; undefined if there is no such section.
+ */
 export function changelogBreaking(changelog: string, version: string): Set<string> | undefined {
-  const lines = changelog.split(/\r?\n/);
+  const lines = changelog.replace(/<!--[\s\S]*?-->/g, '').split(/\r?\n/);
   const escaped = version.replace(/[.+]/g, '\\$&');
   const heading = new RegExp(`^##\\s+\\[?v?${escaped}\\]?(?:\\s|$)`);
   const start = lines.findIndex((line) => heading.test(line));

@@ -418,6 +418,7 @@ describe('spec-diff: the version and changelog policy', () => {
     expect(changelogBreaking(text, '1.0.0')).toEqual(new Set(['Event']));
     expect(changelogBreaking('## [2.0.0] - 2027-01-01\n### Breaking\n- `X`', '2.0.0')).toEqual(new Set(['X']));
     expect(changelogBreaking(text, '3.0.0')).toBeUndefined();
+    expect(changelogBreaking('## 2.0.0\n### Breaking\n<!-- e.g. `GET /x` -->\n- `Y`', '2.0.0')).toEqual(new Set(['Y']));
   });
 
   it('names a finding by its operation, its path, its schema or its place in the schema', () => {
