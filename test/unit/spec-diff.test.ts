@@ -546,6 +546,30 @@ describe('spec-diff: the CLI against a git history', () => {
     expect(await run(dir)).toMatchObject({ ok: true });
   });
 
+  it('says a shallow clone without the release tag is one, and passes', async () => {
+    const dir = repository();
+    write(dir, base(), '1.0.0');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'release');
+    git(dir, 'tag', '-a', 'v1.0.0', '-m', '1.0.0');
+    const broken = base();
+    delete broken.paths['/events/{id}'];
+    write(dir, broken, '1.0.1');
+    git(dir, 'commit', '-qam', 'a break');
+    const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-diff-clone-'));
+    dirs.push(clone);
+    git(clone, 'clone', '-q', '--depth', '1', `file://${dir}`, '.');
+    const verdict = await run(clone);
+    expect(verdict).toEqual({
+      ok: true,
+      lines: [
+        'no release tag (v*) reachable from HEAD (a shallow clone): nothing to compare with, the breaking-change gate ' +
+          'passes without a check',
+      ],
+    });
+    expect((await run(dir)).ok).toBe(false); // the full history has the tag, and sees the break
+  });
+
   it("passes this repository's spec against its last release", async () => {
     const verdict = await run(path.resolve(__dirname, '..', '..'));
     expect(verdict.lines.join('\n')).not.toMatch(/not listed|keeps major|has no "## /);
