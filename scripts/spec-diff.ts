@@ -4,7 +4,10 @@
  * spec, unless the spec's `info.version` raised the major number and `CHANGELOG.md` lists each break under
  * `### Breaking` in that version's section.
  *
- *   npx tsx scripts/spec-diff.ts [--base <git ref>]   (run by `npm run lint:spec`)
+ *   npx tsx scripts/spec-diff.ts [--base <git ref>] [--root <repository>]   (run by `npm run lint:spec`)
+ *
+ * Exit status 0 when it passes (or finds no release tag to compare with), 1 on a break not accepted, 2 when it cannot
+ * run (an unreadable spec, a tag without `openapi/`).
  *
  * Both documents are bundled by Redocly's openapi-core (one document, internal `$ref`s only), then walked with each
  * `$ref` followed, so the comparison sees the dereferenced schemas while still knowing which named schema a change
@@ -514,13 +517,19 @@ export async function run(root: string, base?: string): Promise<Verdict> {
       ],
     };
   }
-  const release = semver.clean(tag.replace(/^v/, ''));
-  if (!release) return { ok: false, lines: [`the release tag ${tag} is not v<semver>`] };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-release-'));
   try {
-    const archive = execFileSync('git', ['archive', '--format=tar', tag, 'openapi'], { cwd: root, maxBuffer: 1 << 28 });
+    const archive = execFileSync('git', ['archive', '--format=tar', tag, 'openapi'], {
+      cwd: root,
+      maxBuffer: 1 << 28,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     const before = await loadBundled(path.join(dir, 'openapi', 'openapi.yaml'));
+    // a release tag names its version; another base (`--base main`) is the version its spec says
+    const release =
+      semver.clean(tag.replace(/^v/, '')) ?? semver.valid(String((before.info as Json | undefined)?.version ?? ''));
+    if (!release) return { ok: false, lines: [`neither ${tag} nor the info.version of its spec is a semver version`] };
     const after = await loadBundled(path.join(root, 'openapi', 'openapi.yaml'));
     const changelogFile = path.join(root, 'CHANGELOG.md');
     const verdict = judge({
