@@ -40,6 +40,7 @@ export async function importIcs(
   const source = `ics:${createHash('sha256').update(options.source).digest('hex').slice(0, 32)}`;
   const seen = new Set<string>();
   const ours = ownPrefixes(config, options.sites);
+  let ownCount = 0;
   progress.start('events', cal.events.length);
   // series first: a detached occurrence (RECURRENCE-ID) changes an occurrence its series created
   const isOverride = (item: ParsedCalendar['events'][number]) =>
@@ -56,6 +57,7 @@ export async function importIcs(
       const body = eventWrite(vevent, cal, options, config.siteTimezone);
       const own = ownEventId(uid, ours);
       if (own !== undefined) {
+        ownCount++;
         summary[await writeOwn(db, config, own, vevent, isOverride(item), cal, body, options)]++;
       } else if (isOverride(item)) {
         const { key, occurrenceId } = await occurrenceFor(db, source, uid, vevent, cal, config.siteTimezone);
@@ -86,6 +88,8 @@ export async function importIcs(
     }
   }
   progress.stop();
+  if (ownCount)
+    summary.notes.push(`${ownCount} VEVENT(s) named events of this site by their UIDs: matched in place, never copied`);
   await removedFromFeed(db, source, seen, options, summary);
   return summary;
 }
