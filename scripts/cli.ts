@@ -9,7 +9,9 @@
  *   app-password revoke --login L (--uuid U | --all)
  *                                      prints {"revoked": N}
  *   import ics <file-or-URL> --author L [--status S] [--category NAME] [--dry-run] [--sync] [--allow-private]
- *                                      imports VEVENTs as events written by L; prints a JSON summary
+ *              [--site URL]...         imports VEVENTs as events written by L; prints a JSON summary. UIDs of this
+ *                                      site (PUBLIC_URL, else the listening address, and each --site) update the
+ *                                      events they name instead of creating copies
  *   import tec <REST root> --author L [--user U --password P] [--allow-private]
  *                                      copies a plugin site (categories, tags, venues, organizers, events)
  *   backup --to FILE                   a consistent copy while the service serves (SQLite: the database file,
@@ -63,6 +65,7 @@ async function run(argv: string[]): Promise<void> {
       'dry-run': { type: 'boolean' },
       sync: { type: 'boolean' },
       'allow-private': { type: 'boolean' },
+      site: { type: 'string', multiple: true },
       user: { type: 'string' },
       password: { type: 'string' },
       to: { type: 'string' },
@@ -130,6 +133,7 @@ async function run(argv: string[]): Promise<void> {
               dryRun: Boolean(values['dry-run']),
               sync: Boolean(values.sync),
               language: config.defaultLanguage,
+              sites: values.site ?? [],
             },
             terminalProgress(),
           ),
@@ -184,7 +188,7 @@ const OPERATOR: Actor = { userId: null, login: os.userInfo().username, appPasswo
 async function appPassword(
   db: Db,
   command: string | undefined,
-  values: Record<string, string | boolean | undefined>,
+  values: Record<string, string | string[] | boolean | undefined>,
 ): Promise<void> {
   const login = required(values.login as string | undefined, '--login');
   const user = await findUserByLogin(db, login);

@@ -2,8 +2,9 @@
  * Dates as the plugin reads and writes them (docs/compatibility.md §1.2, §1.3, §4.3, §5.1, §7.2): input parsed like
  * PHP's `strtotime` (locutus), zones, offsets and DST through luxon. Stored zones are IANA names or `UTC±h[:mm]`.
  */
+/// <reference path="./locutus.d.ts" />
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
-import { strtotime } from 'locutus/php/datetime/strtotime';
+import strtotime from 'locutus/php/datetime/strtotime';
 import { now as clockNow } from './clock';
 
 /** 'YYYY-MM-DD HH:MM:SS' */

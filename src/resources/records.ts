@@ -4,7 +4,7 @@
  * records through it, so a record reads the same wherever it is seen.
  */
 import type { components } from '../../generated/schema';
-import type { Language } from '../config';
+import type { Config, Language } from '../config';
 import type { Executor } from '../db/types';
 import type { Resource } from '../core/outbox';
 import { caller } from '../http/auth';
@@ -123,15 +123,17 @@ async function readTerm<K extends TermKey>(
   return row && (await renderTerms(reader, info, [row]))[0];
 }
 
+/** The site URL when no request names one: PUBLIC_URL, else the listening address (`localhost` for all addresses). */
+export function offlineSite(config: Readonly<Config>): string {
+  return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+}
+
 /**
  * What URL building needs when no request is at hand (webhook deliveries): the public site (PUBLIC_URL, else the
  * listening address) stands for the caller's host.
  */
 export function offlineRequest(context: AppContext): RequestLike {
-  const { config } = context;
-  const site = new URL(
-    config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
-  );
+  const site = new URL(offlineSite(context.config));
   return {
     protocol: site.protocol.replace(/:$/, ''),
     host: site.host,

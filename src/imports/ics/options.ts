@@ -14,6 +14,11 @@ export interface IcsImportOptions {
   /** Trash the events a previous run imported from this source that the feed no longer has. */
   sync?: boolean;
   language: Language;
+  /**
+   * More URLs this site is known by (`--site`), beside PUBLIC_URL (else the listening address): UIDs naming any of
+   * them are this site's own events, updated rather than copied.
+   */
+  sites?: string[];
 }
 
 export interface ImportSummary {

@@ -1,7 +1,8 @@
 /**
  * One `import ics` run: VEVENTs written through the event service (validation, sanitising, the permissions of the
  * importing user, one transaction per event together with its mapping row). Events are matched by UID in
- * `import_mappings` (per source), so a re-run updates what changed, leaves the rest, and creates nothing twice. Bad
+ * `import_mappings` (per source), so a re-run updates what changed, leaves the rest, and creates nothing twice. A UID
+ * of this site's own feed names its event, which is updated with what changed and never copied (`own.ts`). Bad
  * input (a broken line, an unknown zone, an event without a start, anything the service refuses) is reported with
  * its line and skipped.
  */
@@ -13,11 +14,12 @@ import type { Db, Executor } from '../../db/types';
 import { ApiError } from '../../core/errors';
 import { message } from '../../i18n/messages';
 import { createEvent, deleteEvent, updateEvent, type EventWrite } from '../../resources/events/service';
-import { findEvent } from '../../resources/events/repository';
+import { findEvent, type EventRow } from '../../resources/events/repository';
 import { membersOf } from '../../resources/series/repository';
 import { silentProgress, type Progress } from '../../ops/progress';
 import { eventWrite } from './mapping';
 import type { IcsImportOptions, ImportSummary } from './options';
+import { ownChanges, ownEventId, ownPrefixes } from './own';
 import { readCalendar, SkipEvent, type ParsedCalendar } from './parse';
 import { localStart, when, type When } from './zones';
 
@@ -37,6 +39,8 @@ export async function importIcs(
   if (!/BEGIN:VCALENDAR/i.test(text.slice(0, 2000))) throw new Error('not an iCalendar object (no BEGIN:VCALENDAR)');
   const source = `ics:${createHash('sha256').update(options.source).digest('hex').slice(0, 32)}`;
   const seen = new Set<string>();
+  const ours = ownPrefixes(config, options.sites);
+  let ownCount = 0;
   progress.start('events', cal.events.length);
   // series first: a detached occurrence (RECURRENCE-ID) changes an occurrence its series created
   const isOverride = (item: ParsedCalendar['events'][number]) =>
@@ -51,7 +55,11 @@ export async function importIcs(
     const uid = String(vevent.getFirstPropertyValue('uid') ?? '') || fallbackUid(vevent);
     try {
       const body = eventWrite(vevent, cal, options, config.siteTimezone);
-      if (isOverride(item)) {
+      const own = ownEventId(uid, ours);
+      if (own !== undefined) {
+        ownCount++;
+        summary[await writeOwn(db, config, own, vevent, isOverride(item), cal, body, options)]++;
+      } else if (isOverride(item)) {
         const { key, occurrenceId } = await occurrenceFor(db, source, uid, vevent, cal, config.siteTimezone);
         delete body.recurrence;
         summary[
@@ -80,6 +88,8 @@ export async function importIcs(
     }
   }
   progress.stop();
+  if (ownCount)
+    summary.notes.push(`${ownCount} VEVENT(s) named events of this site by their UIDs: matched in place, never copied`);
   await removedFromFeed(db, source, seen, options, summary);
   return summary;
 }
@@ -135,6 +145,44 @@ async function writeOne(
 
 const asDb = (trx: Knex.Transaction) => trx as unknown as Db; // services open a savepoint inside it
 
+/**
+ * A VEVENT of this site's own feed: the event its UID names (for a RECURRENCE-ID, that occurrence of the series it
+ * names) gets what changed, in one transaction (rolled back on --dry-run); nothing is created and no mapping kept, so
+ * `--sync` never trashes our own events. An event that no longer exists is skipped, not made again.
+ */
+async function writeOwn(
+  db: Db,
+  config: Readonly<Config>,
+  id: number,
+  vevent: ICAL.Component,
+  override: boolean,
+  cal: ParsedCalendar,
+  body: EventWrite,
+  options: IcsImportOptions,
+): Promise<'updated' | 'unchanged'> {
+  let outcome: 'updated' | 'unchanged' = 'unchanged';
+  try {
+    await db.transaction(async (trx) => {
+      const named = await findEvent(trx, id);
+      if (!named) throw new SkipEvent(`names event ${id} of this site, which no longer exists`);
+      const target = override
+        ? await findEvent(trx, (await occurrenceOf(asDb(trx), named, vevent, cal, config.siteTimezone)).occurrenceId)
+        : named;
+      if (!target) throw new SkipEvent(`names event ${id} of this site, which no longer exists`);
+      const changes = ownChanges(target, vevent, body, options);
+      if (!Object.keys(changes).length) return;
+      await updateEvent({ db: asDb(trx), config }, writerOf(options), target, changes, {
+        scope: override ? 'this' : undefined,
+      });
+      outcome = 'updated';
+      if (options.dryRun) throw new DryRun();
+    });
+  } catch (err) {
+    if (!(err instanceof DryRun)) throw err;
+  }
+  return outcome;
+}
+
 /** The occurrence a RECURRENCE-ID names: its series must have been imported from this source. */
 async function occurrenceFor(
   db: Db,
@@ -147,6 +195,17 @@ async function occurrenceFor(
   const mapped = await findMapping(db, source, 'event', uid);
   const master = mapped && (await findEvent(db, mapped.local_id));
   if (!master) throw new SkipEvent('detached occurrence (RECURRENCE-ID) of a series that was not imported');
+  return occurrenceOf(db, master, vevent, cal, siteZone);
+}
+
+/** The occurrence of the series `master` that a VEVENT's RECURRENCE-ID names. */
+async function occurrenceOf(
+  db: Db,
+  master: EventRow,
+  vevent: ICAL.Component,
+  cal: ParsedCalendar,
+  siteZone: string,
+): Promise<{ key: string; occurrenceId: number }> {
   const at = when(vevent, 'recurrence-id', cal, siteZone) as When;
   const key = localStart(at, { instant: at.instant, allDay: master.all_day, zone: master.timezone });
   const member = (await membersOf(db, master.id)).find((m) => m.original_local === key);

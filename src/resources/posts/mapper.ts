@@ -18,7 +18,12 @@ export interface RenderContext {
 
 export function renderContext(req: RequestLike): RenderContext {
   const site = publicUrl(req);
-  return { root: restRoot(req), site, config: context(req).config, globalPrefix: site.replace(/^https?:\/\//, '') };
+  return { root: restRoot(req), site, config: context(req).config, globalPrefix: globalPrefix(site) };
+}
+
+/** The prefix of a site's global ids (and feed UIDs): its URL without the scheme, `host[:port][/path]`. */
+export function globalPrefix(site: string): string {
+  return site.replace(/^https?:\/\//, '');
 }
 
 const PUBLIC_PATHS: Record<PostType, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
@@ -30,6 +35,13 @@ export function postUrl(ctx: RenderContext, type: PostType, slug: string): strin
 export function globalIds(ctx: RenderContext, id: number) {
   const globalId = `${ctx.globalPrefix}?id=${id}`;
   return { global_id: globalId, global_id_lineage: [globalId] };
+}
+
+/** The site prefix and post id of a global id as `globalIds` writes it (`host/path?id=N`); undefined otherwise. */
+export function parseGlobalId(globalId: string): { prefix: string; id: number } | undefined {
+  const match = /^([^?\s]+)\?id=([1-9]\d{0,9})$/.exec(globalId);
+  const id = match ? Number(match[2]) : 0;
+  return match && id <= 2_147_483_647 ? { prefix: match[1], id } : undefined;
 }
 
 export function publicationTimes(ctx: RenderContext, post: Pick<PostRow, 'date_utc' | 'modified_utc'>) {
