@@ -1525,8 +1525,38 @@ export interface components {
             eventStatus?: string;
             startDate?: string;
             endDate?: string;
-            location?: components["schemas"]["JsonLd"];
-            organizer?: components["schemas"]["JsonLd"];
+            location?: {
+                "@context"?: string;
+                "@type"?: string;
+                name?: string;
+                description?: string;
+                url?: string;
+                address?: {
+                    "@type"?: string;
+                    streetAddress?: string;
+                    addressLocality?: string;
+                    addressRegion?: string;
+                    postalCode?: string;
+                    addressCountry?: string;
+                };
+                geo?: {
+                    "@type"?: string;
+                    latitude?: number;
+                    longitude?: number;
+                };
+                telephone?: string;
+                sameAs?: string;
+            };
+            organizer?: {
+                "@context"?: string;
+                "@type"?: string;
+                name?: string;
+                description?: string;
+                url?: string;
+                telephone?: string;
+                email?: string;
+                sameAs?: string;
+            };
             offers?: {
                 "@type"?: string;
                 price?: string;
