@@ -3,8 +3,10 @@
  * on a fresh in-memory SQLite database at the tests' instant (`TEST_NOW`), with `PUBLIC_URL` set to the example host,
  * answers the requests below, and every example is the body it received or answered, so ids, dates and URLs cohere.
  * It is run by hand when the records change shape (`npx tsx scripts/spec-examples.ts`), after which the files are
- * tidied by hand where a whole answer would be too long to read (the namespace index, this document); the spec test
- * (`test/unit/spec-examples.test.ts`) checks every example against its schema, whoever wrote it.
+ * reviewed as a diff. Two answers too long to read whole (the namespace index, this document) are cut here, in the
+ * open (D82). `test/unit/spec-examples.test.ts` checks every example against its schema;
+ * `test/http/spec-examples.test.ts` replays these calls on both engines and compares the answers' shapes with the
+ * files.
  */
 import fs from 'node:fs';
 import http from 'node:http';
