@@ -1517,6 +1517,72 @@ export interface components {
             "@context"?: string;
             /** @example Event */
             "@type"?: string;
+            name?: string;
+            description?: string;
+            image?: string;
+            url?: string;
+            eventAttendanceMode?: string;
+            eventStatus?: string;
+            startDate?: string;
+            endDate?: string;
+            location?: {
+                "@context"?: string;
+                "@type"?: string;
+                name?: string;
+                description?: string;
+                url?: string;
+                address?: {
+                    "@type"?: string;
+                    streetAddress?: string;
+                    addressLocality?: string;
+                    addressRegion?: string;
+                    postalCode?: string;
+                    addressCountry?: string;
+                };
+                geo?: {
+                    "@type"?: string;
+                    latitude?: number;
+                    longitude?: number;
+                };
+                telephone?: string;
+                sameAs?: string;
+            };
+            organizer?: {
+                "@context"?: string;
+                "@type"?: string;
+                name?: string;
+                description?: string;
+                url?: string;
+                telephone?: string;
+                email?: string;
+                sameAs?: string;
+            };
+            offers?: {
+                "@type"?: string;
+                price?: string;
+                priceCurrency?: string;
+                url?: string;
+                category?: string;
+                availability?: string;
+                validFrom?: string;
+            };
+            performer?: string;
+            address?: {
+                "@type"?: string;
+                streetAddress?: string;
+                addressLocality?: string;
+                addressRegion?: string;
+                postalCode?: string;
+                addressCountry?: string;
+            };
+            geo?: {
+                "@type"?: string;
+                latitude?: number;
+                longitude?: number;
+            };
+            telephone?: string;
+            email?: string;
+            sameAs?: string;
         };
         /** @description A venue. Every empty field before `show_map` (empty string, `false`, `0`, `"0"`) is left out, so a venue without an address has no `address` key. When the venue is password-protected and the request does not carry its password, the contact fields are blanked (`""`, coordinates `0`), `description` and `excerpt` become `""`, `image` becomes `false` and the map flags `null`; the name stays. */
         Venue: {

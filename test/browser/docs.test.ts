@@ -222,6 +222,35 @@ describe('documentation site in Chromium', () => {
     }
   });
 
+  it('shows the named examples of a request body and of its answer', async () => {
+    const doc = JSON.parse(fs.readFileSync(localisedSpec('en'), 'utf8'));
+    const create = doc.paths['/events'].post;
+    const example = (ref: string) => doc.components.examples[ref.split('/').pop() as string];
+    const bodyRef = create.requestBody.$ref.split('/').pop() as string;
+    const requests = Object.values(doc.components.requestBodies[bodyRef].content['application/json'].examples).map(
+      (entry) => example((entry as { $ref: string }).$ref),
+    );
+    const answer = example(create.responses['201'].content['application/json'].examples.EventCreatedResponse.$ref);
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/docs/en/#/events/createevent`);
+      await heading(page, create.summary).waitFor({ state: 'visible', timeout: 30_000 });
+      // the request sample names its example and shows its body; the picker offers the others by their summary
+      const picker = page.locator('button[aria-label="Example"]').first();
+      await expect(picker.textContent()).resolves.toBe(requests[0].summary);
+      await page.getByText(`"${requests[0].value.title}"`).first().waitFor({ state: 'visible', timeout: 10_000 });
+      await picker.click();
+      await page.getByText(requests[1].summary, { exact: true }).last().click();
+      await page.getByText(`"${requests[1].value.title}"`).first().waitFor({ state: 'visible', timeout: 10_000 });
+      // the answer's sample is its example
+      await page.getByText(`"${answer.value.rest_url}"`).first().waitFor({ state: 'visible', timeout: 10_000 });
+      await page.screenshot({ path: path.join(OUTPUT, 'docs-examples.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(['en', 'ja', 'nl'])('renders the operations in %s', async (lang) => {
     const summary = expectedSummary(lang);
     const events = eventSummaries(lang);
