@@ -977,7 +977,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook subscriptions */
+        /**
+         * List webhook subscriptions
+         * @description Administrators only. The subscriptions, a page at a time, without their secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -1004,15 +1007,24 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a webhook subscription */
+        /**
+         * Read a webhook subscription
+         * @description Administrators only. The subscription without its secret; `failing_since_utc`, `disabled_utc` and `disabled_reason` tell whether deliveries fail.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook subscription */
+        /**
+         * Delete a webhook subscription
+         * @description Administrators only. No further messages are queued for it; the answer is the subscription as it was.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Update a webhook subscription */
+        /**
+         * Update a webhook subscription
+         * @description Administrators only. Fields not sent keep their values; `{"active": true}` on a disabled subscription clears its failure state.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1031,7 +1043,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test message */
+        /**
+         * Send a test message
+         * @description Administrators only. Queues a `webhook.ping` message to the subscription's URL, to be sent at once; the answer is that delivery.
+         */
         post: operations["pingWebhook"];
         delete?: never;
         options?: never;
@@ -1078,7 +1093,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** List deliveries */
+        /**
+         * List deliveries
+         * @description Administrators only. What was sent to the subscription and how each attempt went: time, status, duration, the first 1 KB of the answer, the error.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1105,7 +1123,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry a delivery */
+        /**
+         * Retry a delivery
+         * @description Administrators only. Sends the delivery again now, with the same bytes, whatever its state; the answer is the delivery, pending again.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
