@@ -108,7 +108,7 @@ export async function seriesRoundTrip(client: CalendarClient) {
   if (!created.data) throw new Error(`series: ${created.error?.code}`);
   const seriesId = created.data.id;
 
-  const occurrences = await client.GET('/events/{id}/occurrences', {
+  const occurrences = await client.GET('/events/occurrences/{id}', {
     params: { path: { id: seriesId }, query: { start_date: '2031-03-01', end_date: '2031-03-31' } },
   });
   if (!occurrences.data) throw new Error(`occurrences: ${occurrences.error?.code}`);

@@ -222,7 +222,7 @@ export interface paths {
         patch: operations["patchEvent"];
         trace?: never;
     };
-    "/events/{id}/ical": {
+    "/events/ical/{id}": {
         parameters: {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -252,7 +252,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/events/{id}/occurrences": {
+    "/events/occurrences/{id}": {
         parameters: {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -359,7 +359,7 @@ export interface paths {
         patch: operations["patchEventBySlug"];
         trace?: never;
     };
-    "/events/by-slug/{slug}/ical": {
+    "/events/ical/by-slug/{slug}": {
         parameters: {
             query?: {
                 /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
@@ -977,7 +977,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook subscriptions */
+        /**
+         * List webhook subscriptions
+         * @description Administrators only. The subscriptions, a page at a time, without their secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -1004,15 +1007,24 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a webhook subscription */
+        /**
+         * Read a webhook subscription
+         * @description Administrators only. The subscription without its secret; `failing_since_utc`, `disabled_utc` and `disabled_reason` tell whether deliveries fail.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook subscription */
+        /**
+         * Delete a webhook subscription
+         * @description Administrators only. No further messages are queued for it; the answer is the subscription as it was.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Update a webhook subscription */
+        /**
+         * Update a webhook subscription
+         * @description Administrators only. Fields not sent keep their values; `{"active": true}` on a disabled subscription clears its failure state.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1031,7 +1043,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test message */
+        /**
+         * Send a test message
+         * @description Administrators only. Queues a `webhook.ping` message to the subscription's URL, to be sent at once; the answer is that delivery.
+         */
         post: operations["pingWebhook"];
         delete?: never;
         options?: never;
@@ -1078,7 +1093,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** List deliveries */
+        /**
+         * List deliveries
+         * @description Administrators only. What was sent to the subscription and how each attempt went: time, status, duration, the first 1 KB of the answer, the error.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1105,7 +1123,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry a delivery */
+        /**
+         * Retry a delivery
+         * @description Administrators only. Sends the delivery again now, with the same bytes, whatever its state; the answer is the delivery, pending again.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -2067,6 +2088,9 @@ export interface components {
              */
             geo_lng?: number | "";
         };
+        VenueCreate: components["schemas"]["VenueWrite"] & {
+            venue: unknown;
+        };
         /**
          * @description The event's venue (one per event): an existing venue by id, or a new venue created inline with the rules of `POST /venues` (a venue with the same name, and the same description when one is sent, is reused instead). `0`, `""`, `[]` or `null` unlinks the venue (on create: no venue). An invalid value is `400 rest_invalid_param` naming `venue`.
          * @example 311
@@ -2082,7 +2106,7 @@ export interface components {
          */
         VenueLink: number | string | {
             id: number | string;
-        } | components["schemas"]["VenueWrite"] | unknown[] | null;
+        } | components["schemas"]["VenueCreate"] | unknown[] | null;
         /** @description Fields of an organizer write. On update only the fields sent change, and `""` clears a field (its key then disappears from the organizer). Text fields are stripped of HTML tags and line breaks. Unknown fields are ignored. */
         OrganizerWrite: {
             /**
@@ -2124,10 +2148,13 @@ export interface components {
              */
             image?: number | string;
         };
+        OrganizerCreate: components["schemas"]["OrganizerWrite"] & {
+            organizer: unknown;
+        };
         /** @description One organizer of an event: an existing organizer by id, or a new organizer created inline with the rules of `POST /organizers` (an organizer with the same name, and the same description when one is sent, is reused instead). */
         OrganizerLinkItem: number | string | {
             id: number | string;
-        } | components["schemas"]["OrganizerWrite"];
+        } | components["schemas"]["OrganizerCreate"];
         /**
          * @description The event's organizers, replacing the current ones: one organizer, or an array of them (ids and objects may be mixed; the order is kept). `0`, `""`, `[]` or `null` unlinks every organizer (on create: none). An invalid value is `400 rest_invalid_param` naming `organizer`.
          * @example 402
@@ -2248,6 +2275,11 @@ export interface components {
              */
             password?: string;
         };
+        EventCreate: components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"] & {
+            title: unknown;
+            start_date: unknown;
+            end_date: unknown;
+        };
         /** @description A page of venues. */
         VenueList: components["schemas"]["ListLinks"] & {
             venues: components["schemas"]["Venue"][];
@@ -2302,6 +2334,10 @@ export interface components {
             /** @description Id of an existing parent category. On update, `0` moves the category to the top level (on create, `0` is refused as the plugin does). */
             parent?: number;
         };
+        CategoryCreate: components["schemas"]["CategoryWrite"] & {
+            name: unknown;
+            parent?: unknown;
+        };
         /** @description An event tag as the tag routes return it. */
         Tag: {
             /** @example 23 */
@@ -2342,6 +2378,9 @@ export interface components {
             slug?: string;
             /** @description Tags are flat; sending a parent is `400 rest_taxonomy_not_hierarchical`. */
             parent?: number | string;
+        };
+        TagCreate: components["schemas"]["TagWrite"] & {
+            name: unknown;
         };
         Change: {
             cursor: string;
@@ -2389,6 +2428,10 @@ export interface components {
             events?: components["schemas"]["WebhookEvents"];
             active?: boolean;
             description?: string;
+        };
+        WebhookCreate: components["schemas"]["WebhookWrite"] & {
+            url: unknown;
+            events: unknown;
         };
         WebhookDelivery: {
             id: number;
@@ -2476,6 +2519,9 @@ export interface components {
             name?: string;
             /** @enum {string} */
             scope?: "read";
+        };
+        AppPasswordCreate: components["schemas"]["AppPasswordWrite"] & {
+            name: unknown;
         };
         AppPasswordCreated: components["schemas"]["AppPassword"] & {
             /** @description The secret: 24 characters without look-alike letters and digits. Shown this once and never again; only a slow hash of it is stored. Spaces sent with it are ignored. */
@@ -2589,7 +2635,7 @@ export interface components {
                 "text/calendar": components["schemas"]["ICalendar"];
             };
         };
-        /** @description The event: JSON by default; with `Accept: text/calendar` the same answer as `/events/{id}/ical`. */
+        /** @description The event: JSON by default; with `Accept: text/calendar` the same answer as `/events/ical/{id}`. */
         EventReadOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
@@ -2874,8 +2920,8 @@ export interface components {
         /** @description The new event; `title`, `start_date` and `end_date` are required. Also takes `password`, the event's password. JSON or form-encoded. */
         EventCreate: {
             content: {
-                "application/json": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["EventWrite"] & components["schemas"]["EventPassword"] & unknown;
+                "application/json": components["schemas"]["EventCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventCreate"];
             };
         };
         /** @description The fields to change; fields not sent keep their values. Also takes `password`, the event's password. JSON or form-encoded. */
@@ -2895,8 +2941,8 @@ export interface components {
         /** @description The new venue; `venue` (the name) is required. JSON or form-encoded. */
         VenueCreate: {
             content: {
-                "application/json": components["schemas"]["VenueWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["VenueWrite"] & unknown;
+                "application/json": components["schemas"]["VenueCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["VenueCreate"];
             };
         };
         /** @description The fields to change; fields not sent keep their values, `""` clears a field. JSON or form-encoded. */
@@ -2928,8 +2974,8 @@ export interface components {
         /** @description The new organizer; `organizer` (the name) is required. JSON or form-encoded. */
         OrganizerCreate: {
             content: {
-                "application/json": components["schemas"]["OrganizerWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["OrganizerWrite"] & unknown;
+                "application/json": components["schemas"]["OrganizerCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["OrganizerCreate"];
             };
         };
         /** @description The fields to change; fields not sent keep their values, `""` clears a field. JSON or form-encoded. */
@@ -2961,12 +3007,8 @@ export interface components {
         /** @description The new category. JSON or form-encoded. */
         CategoryCreate: {
             content: {
-                "application/json": components["schemas"]["CategoryWrite"] & {
-                    parent?: unknown;
-                };
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryWrite"] & {
-                    parent?: unknown;
-                };
+                "application/json": components["schemas"]["CategoryCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryCreate"];
             };
         };
         /** @description The fields to change; fields not sent keep their values. JSON or form-encoded. */
@@ -2979,8 +3021,8 @@ export interface components {
         /** @description The new tag. JSON or form-encoded. */
         TagCreate: {
             content: {
-                "application/json": components["schemas"]["TagWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["TagWrite"] & unknown;
+                "application/json": components["schemas"]["TagCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["TagCreate"];
             };
         };
         /** @description The fields to change; fields not sent keep their values. JSON or form-encoded. */
@@ -2993,7 +3035,7 @@ export interface components {
         /** @description The new subscription. */
         WebhookCreate: {
             content: {
-                "application/json": components["schemas"]["WebhookWrite"] & unknown;
+                "application/json": components["schemas"]["WebhookCreate"];
             };
         };
         /** @description The fields to change. */
@@ -3005,8 +3047,8 @@ export interface components {
         /** @description The new application password's name, and `scope` `read` for one that can only read. */
         AppPasswordCreate: {
             content: {
-                "application/json": components["schemas"]["AppPasswordWrite"] & unknown;
-                "application/x-www-form-urlencoded": components["schemas"]["AppPasswordWrite"] & unknown;
+                "application/json": components["schemas"]["AppPasswordCreate"];
+                "application/x-www-form-urlencoded": components["schemas"]["AppPasswordCreate"];
             };
         };
     };

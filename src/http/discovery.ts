@@ -80,10 +80,13 @@ export function namespaceIndex(spec: LoadedSpec, root: string, site: string): Na
   return { namespace: NAMESPACE, routes, _links: { up: [{ href: `${site}/` }] } };
 }
 
-/** The spec as served: `servers[0].url` is the namespace root of the request's host, with a trailing slash. */
+/**
+ * The spec as served: `servers[0].url` is the namespace root of the request's host, without a trailing slash (the
+ * spec's paths begin with one; D77).
+ */
 export function servedDocument(req: RequestLike): OpenAPIV3_1.Document {
   const document = context(req).spec.localised(requestLanguage(req));
-  return { ...document, servers: [{ url: `${restRoot(req)}/`, description: document.servers?.[0]?.description }] };
+  return { ...document, servers: [{ url: restRoot(req), description: document.servers?.[0]?.description }] };
 }
 
 export const discoveryHandlers: Pick<HandlerTable, 'getNamespaceIndex' | 'getOpenApiDocument'> = {

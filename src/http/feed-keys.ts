@@ -1,6 +1,6 @@
 /**
  * Feed keys (issue 21, docs/decisions.md D69): calendar apps cannot send an `Authorization` header, so the calendar
- * reads (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical` and the `text/calendar` form of
+ * reads (`/events/ical`, `/events/ical/{id}`, `/events/ical/by-slug/{slug}` and the `text/calendar` form of
  * `GET /events`, `GET /events/{id}`, `GET /events/by-slug/{slug}`) take `?key=<login>:<application password>`.
  *
  * Only application passwords: a URL ends up in histories and proxy logs, where a user's own password must never be.

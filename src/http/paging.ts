@@ -32,7 +32,7 @@ interface ListPage<K extends ListKey, T> {
   items: T[];
   total: number;
   paging: Paging;
-  /** The collection's path under the namespace root when it is not `key` (`events/12/occurrences`). */
+  /** The collection's path under the namespace root when it is not `key` (`events/occurrences/12`). */
   path?: string;
 }
 

@@ -86,10 +86,14 @@ function bodyOf(document: OpenAPIV3_1.Document, definition: OpenAPIV3_1.Operatio
     (resolved.allOf ?? []).forEach(collect);
   };
   collect(schema);
-  const properties = Object.assign({}, ...parts.map((s) => s.properties ?? {})) as Record<
-    string,
-    OpenAPIV3_1.SchemaObject
-  >;
+  // a property named in several members has their keywords together: a create's `title: {}` beside `required`
+  // (D75) keeps EventWrite's schema of `title`, a category create's `parent: {minimum: 1}` narrows CategoryWrite's
+  const properties: Record<string, OpenAPIV3_1.SchemaObject> = {};
+  for (const part of parts) {
+    for (const [name, property] of Object.entries(part.properties ?? {})) {
+      properties[name] = { ...properties[name], ...(property as OpenAPIV3_1.SchemaObject) };
+    }
+  }
   return { properties, required: new Set(parts.flatMap((s) => s.required ?? [])) };
 }
 

@@ -47,7 +47,7 @@ export function translateValidatorError(err: unknown): ApiError | undefined {
 
 function fromItems(items: ValidatorItem[]): ApiError {
   // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (docs/compatibility.md §1.1),
-  // nor is one the validator cannot decode (`/events/%/occurrences`: its item's path is the request's path)
+  // nor is one the validator cannot decode (`/events/occurrences/%`: its item's path is the request's path)
   const noRoute = (item: ValidatorItem) =>
     item.path?.startsWith('/params/') || item.message?.startsWith('malformed uri');
   if (items.some(noRoute)) return new ApiError(404, 'rest_no_route', 'no_route');

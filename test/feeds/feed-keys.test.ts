@@ -43,8 +43,8 @@ describe.each(ENGINES)('feed keys on %s', (engine) => {
     http(service).get(`${NS}${path}`).query(query).set('Accept', 'text/calendar');
   const READS = () => [
     '/events/ical',
-    `/events/${secret.id}/ical`,
-    `/events/by-slug/${secret.slug}/ical`,
+    `/events/ical/${secret.id}`,
+    `/events/ical/by-slug/${secret.slug}`,
     '/events', // Accept: text/calendar
     `/events/${secret.id}`,
     `/events/by-slug/${secret.slug}`,

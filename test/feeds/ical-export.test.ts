@@ -239,19 +239,19 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
   });
 
   it('keeps DST right: local times with TZID, instants equal to the API on both sides of the change', async () => {
-    const ics = await text(`/${events.dst.id}/ical`);
+    const ics = await text(`/ical/${events.dst.id}`);
     expect(ics).toContain('DTSTART;TZID=Europe/Amsterdam:20271030T220000\r\n');
     expect(ics).toContain('DTEND;TZID=Europe/Amsterdam:20271031T040000\r\n');
     const [parsed] = await checkFeed(ics, [events.dst]);
     expect(parsed.start).toBe('2027-10-30 20:00:00'); // +02:00 before the change
     expect(parsed.end).toBe('2027-10-31 03:00:00'); // +01:00 after it
-    const ny = await checkFeed(await text(`/${events.newyork.id}/ical`), [events.newyork]);
+    const ny = await checkFeed(await text(`/ical/${events.newyork.id}`), [events.newyork]);
     expect(ny[0].start).toBe('2028-03-12 06:00:00');
     expect(ny[0].end).toBe('2028-03-12 09:00:00');
   });
 
   it('escapes every text so that no field adds a line, a property or a component', async () => {
-    const ics = await text(`/${events.hostile.id}/ical`);
+    const ics = await text(`/ical/${events.hostile.id}`);
     expect(ics.match(/^BEGIN:VEVENT\r$/gm)).toHaveLength(1);
     expect(ics).not.toMatch(/^(UID:evil|X-INJECT|X-EVIL)/m);
     const [parsed] = await checkFeed(ics, [events.hostile]);
@@ -262,7 +262,7 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
   });
 
   it('writes descriptions as plain text with the HTML beside them, organizers, categories and status', async () => {
-    const ics = await text(`/${events.amsterdam.id}/ical`);
+    const ics = await text(`/ical/${events.amsterdam.id}`);
     const [parsed] = await checkFeed(ics, [events.amsterdam]);
     expect(parsed.description).toBe('First bold & more\nSecond paragraph');
     expect(ics).toContain('X-ALT-DESC;FMTTYPE=text/html:<p>First <b>bold</b> &amp\\; more</p>');
@@ -277,14 +277,14 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
   });
 
   it('writes all-day events as dates with an exclusive end', async () => {
-    const ics = await text(`/by-slug/${events.allday.slug}/ical`);
+    const ics = await text(`/ical/by-slug/${events.allday.slug}`);
     expect(ics).toContain('DTSTART;VALUE=DATE:20270710\r\n');
     expect(ics).toContain('DTEND;VALUE=DATE:20270713\r\n');
     await checkFeed(ics, [events.allday]);
   });
 
   it('folds long lines at 75 octets without splitting a UTF-8 character', async () => {
-    const ics = await text(`/${events.tokyo.id}/ical`);
+    const ics = await text(`/ical/${events.tokyo.id}`);
     const lines = physicalLines(ics);
     expect(lines.some((line) => line.startsWith(' '))).toBe(true);
     for (const line of lines) expect(Buffer.from(line, 'utf8').toString('utf8')).toBe(line); // no broken sequence
@@ -327,9 +327,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     expect(adminEvents.map((e) => e.uid)).not.toContain(events.protected.global_id);
     expect(adminEvents.find((e) => e.uid === events.private.global_id)?.class).toBe('PRIVATE');
     expect(adminEvents.find((e) => e.uid === events.draft.global_id)?.status).toBe('TENTATIVE');
-    expect((await feed(`/${events.protected.id}/ical`)).status).toBe(403);
-    expect((await feed(`/${events.draft.id}/ical`)).status).toBe(403);
-    expect((await feed('/999999/ical')).status).toBe(404);
+    expect((await feed(`/ical/${events.protected.id}`)).status).toBe(403);
+    expect((await feed(`/ical/${events.draft.id}`)).status).toBe(403);
+    expect((await feed('/ical/999999')).status).toBe(404);
   });
 
   it('answers text/calendar on GET /events and GET /events/{id} when asked by Accept, JSON otherwise', async () => {
@@ -337,17 +337,17 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
     expect(listed.headers['content-type']).toBe('text/calendar; charset=utf-8');
     expect(listed.body).toBe(await text('/ical'));
     const single = await feed(`/${events.utc.id}`).set('Accept', 'text/calendar, application/json;q=0.5');
-    expect(single.body).toBe(await text(`/${events.utc.id}/ical`));
+    expect(single.body).toBe(await text(`/ical/${events.utc.id}`));
     const json = await http(service).get(`${base}/${events.utc.id}`).set('Accept', '*/*');
     expect(json.headers['content-type']).toMatch(/^application\/json/);
     expect(json.headers.vary).toContain('Accept');
   });
 
   it('answers 304 to a matching If-None-Match and caches like JSON reads', async () => {
-    const first = await feed(`/${events.utc.id}/ical`);
+    const first = await feed(`/ical/${events.utc.id}`);
     expect(first.headers['cache-control']).toBe('public, max-age=30');
     expect(first.headers['last-modified']).toBeDefined();
-    const again = await http(service).get(`${base}/${events.utc.id}/ical`).set('If-None-Match', first.headers.etag);
+    const again = await http(service).get(`${base}/ical/${events.utc.id}`).set('If-None-Match', first.headers.etag);
     expect(again.status).toBe(304);
     const list = await feed('/ical');
     expect((await http(service).get(`${base}/ical`).set('If-None-Match', list.headers.etag)).status).toBe(304);
@@ -356,7 +356,7 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
 
   it('raises SEQUENCE and LAST-MODIFIED with every change, and translates', async () => {
     const id = events.utc.id;
-    const before = parseWithIcalJs(await text(`/${id}/ical`)).events[0];
+    const before = parseWithIcalJs(await text(`/ical/${id}`)).events[0];
     for (const title of ['UTC meeting, moved', 'UTC meeting, moved again']) {
       const res = await http(service)
         .post(`${base}/${id}`)
@@ -370,9 +370,9 @@ describe.each(ENGINES)('iCalendar export on %s', (engine) => {
       .auth(...service.as('administrator'))
       .send({ title: 'UTC-Treffen' });
     expect(de.status).toBe(200);
-    const after = parseWithIcalJs(await text(`/${id}/ical`)).events[0];
+    const after = parseWithIcalJs(await text(`/ical/${id}`)).events[0];
     expect(after.sequence).toBe(before.sequence + 3);
-    const german = await text(`/${id}/ical`, { i18n_language: 'de' });
+    const german = await text(`/ical/${id}`, { i18n_language: 'de' });
     expect(german).toContain('SUMMARY;LANGUAGE=de:UTC-Treffen\r\n');
     expect(parseWithPython(german).events[0].sequence).toBe(after.sequence);
   });

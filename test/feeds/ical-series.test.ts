@@ -1,7 +1,7 @@
 /**
  * Series in iCalendar feeds on every engine (issues 11 and 12): one VEVENT with RRULE/RDATE/EXDATE per series plus
  * one with RECURRENCE-ID per detached occurrence; python3-recurring-ical-events expands it to exactly what
- * `GET /events/{id}/occurrences` lists; ical.js reads it; radicale stores it.
+ * `GET /events/occurrences/{id}` lists; ical.js reads it; radicale stores it.
  */
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
@@ -40,7 +40,7 @@ describe.each(ENGINES)('iCalendar series on %s', (engine) => {
   };
   const occurrences = async (id: number) => {
     const res = await http(service)
-      .get(`${base}/${id}/occurrences`)
+      .get(`${base}/occurrences/${id}`)
       .auth(...admin())
       .query(WIDE);
     expect(res.status).toBe(200);
@@ -110,7 +110,7 @@ describe.each(ENGINES)('iCalendar series on %s', (engine) => {
       .auth(...admin())
       .expect(200);
 
-    const ics = await ical(`/${moved.id}/ical`); // any occurrence answers the whole series
+    const ics = await ical(`/ical/${moved.id}`); // any occurrence answers the whole series
     expect(ics).toContain('RRULE:FREQ=WEEKLY;COUNT=6\r\n');
     expect(ics).toContain('RDATE;TZID=Europe/Amsterdam:20271103T180000\r\n');
     expect(ics).toContain('EXDATE;TZID=Europe/Amsterdam:20271021T100000,20271111T100000\r\n');
@@ -135,7 +135,7 @@ describe.each(ENGINES)('iCalendar series on %s', (engine) => {
       timezone: 'Europe/Amsterdam',
       recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=SA;UNTIL=20270731' },
     });
-    const ics = await ical(`/${series.id}/ical`);
+    const ics = await ical(`/ical/${series.id}`);
     expect(ics).toContain('DTSTART;VALUE=DATE:20270703\r\n');
     expect(ics).toContain('RRULE:FREQ=WEEKLY;BYDAY=SA;UNTIL=20270731\r\n');
     expect(await expandsToOccurrences(ics, series.id)).toHaveLength(5);
@@ -148,7 +148,7 @@ describe.each(ENGINES)('iCalendar series on %s', (engine) => {
       timezone: 'America/New_York',
       recurrence: { rrule: 'FREQ=DAILY;UNTIL=20270709' },
     });
-    const one = await ical(`/${timed.id}/ical`);
+    const one = await ical(`/ical/${timed.id}`);
     expect(one).toContain('RRULE:FREQ=DAILY;UNTIL=20270710T035959Z\r\n'); // the whole local day, in UTC
     expect(await expandsToOccurrences(one, timed.id)).toHaveLength(5);
 

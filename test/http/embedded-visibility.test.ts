@@ -60,7 +60,7 @@ describe.each(ENGINES)('embedded venues and organizers on %s', (engine) => {
   });
 
   it('nor in iCalendar (LOCATION, ORGANIZER) nor in the change feed', async () => {
-    const ical = await http(service).get(`${NS}/events/${eventId}/ical`);
+    const ical = await http(service).get(`${NS}/events/ical/${eventId}`);
     expect(ical.status).toBe(200);
     const feed = await http(service).get(`${NS}/events/ical`).query({ start_date: '2027-07-01' });
     expect(feed.status).toBe(200);
@@ -78,7 +78,7 @@ describe.each(ENGINES)('embedded venues and organizers on %s', (engine) => {
     expect(res.body.venue.address).toBe(SECRET_ADDRESS);
     expect(res.body.organizer.map((o: { email: string }) => o.email)).toEqual([SECRET_EMAIL]);
     const ical = await http(service)
-      .get(`${NS}/events/${eventId}/ical`)
+      .get(`${NS}/events/ical/${eventId}`)
       .auth(...service.as('editor'));
     expect(ical.text).toContain(`mailto:${SECRET_EMAIL}`);
   });

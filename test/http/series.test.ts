@@ -1,7 +1,7 @@
 /**
  * Recurring series through HTTP, on every engine (issue 11): creating with every rule part, the scopes of updates
  * and deletes, detached occurrences, `following` splits, `recurrence: null`, `collapse_recurring`,
- * `/events/{id}/occurrences`, `post_parent`, the horizon of open-ended rules and the limits.
+ * `/events/occurrences/{id}`, `post_parent`, the horizon of open-ended rules and the limits.
  */
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
@@ -48,7 +48,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
   };
   const occurrences = async (id: number, query: object = WIDE) => {
     const res = await http(service)
-      .get(`${base}/${id}/occurrences`)
+      .get(`${base}/occurrences/${id}`)
       .auth(...admin())
       .query(query);
     expect(res.status).toBe(200);
@@ -261,7 +261,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
         recurrence: { rrule: 'FREQ=DAILY;COUNT=1000' },
       });
       const res = await http(service)
-        .get(`${base}/${event.id}/occurrences`)
+        .get(`${base}/occurrences/${event.id}`)
         .auth(...admin())
         .query({ ...WIDE, per_page: 1 });
       expect(res.body.total).toBe(1000);
@@ -514,7 +514,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
         recurrence: { rrule: 'FREQ=DAILY;COUNT=10' },
       });
       const res = await http(service)
-        .get(`${base}/${event.id}/occurrences`)
+        .get(`${base}/occurrences/${event.id}`)
         .query({ start_date: '2027-12-03', end_date: '2027-12-08', per_page: 2, page: 2 });
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(6);
@@ -523,9 +523,9 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
         '2027-12-05 10:00:00',
         '2027-12-06 10:00:00',
       ]);
-      expect(res.body.next_rest_url).toContain(`/events/${event.id}/occurrences`);
+      expect(res.body.next_rest_url).toContain(`/events/occurrences/${event.id}`);
       expect(res.headers['x-wp-total']).toBe('6');
-      expect((await http(service).get(`${base}/999999/occurrences`)).status).toBe(404);
+      expect((await http(service).get(`${base}/occurrences/999999`)).status).toBe(404);
     });
   });
 
@@ -556,7 +556,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       const count = async () =>
         (
           await http(horizonService)
-            .get(`${base}/${res.body.id}/occurrences`)
+            .get(`${base}/occurrences/${res.body.id}`)
             .auth(...as)
             .query({ start_date: '2027-01-01', end_date: '2027-09-15', per_page: 1 })
         ).body.total;
@@ -576,7 +576,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       const total = async (query: object) =>
         (
           await http(horizonService)
-            .get(`${base}/${res.body.id}/occurrences`)
+            .get(`${base}/occurrences/${res.body.id}`)
             .auth(...as)
             .query({ per_page: 1, ...query })
         ).body.total;

@@ -153,7 +153,7 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
       recurrence: { rrule: 'FREQ=WEEKLY;COUNT=5', rdates: ['2027-11-20 09:00:00'], exdates: ['2027-10-21 10:00:00'] },
     });
     const occurrences = await http(source)
-      .get(`${NS}/events/${series.body.id}/occurrences`)
+      .get(`${NS}/events/occurrences/${series.body.id}`)
       .auth(...source.as('administrator'))
       .query({ start_date: '2027-10-01', end_date: '2027-12-31' });
     const detached = occurrences.body.events.find((o: WireEvent) => o.start_date.startsWith('2027-11-04'));
@@ -294,7 +294,7 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     const list = await events(target, { status: 'draft' });
     const run = byTitle(list, 'Weekly run');
     const series = await http(target)
-      .get(`${NS}/events/${run.id}/occurrences`)
+      .get(`${NS}/events/occurrences/${run.id}`)
       .auth(...target.as('administrator'))
       .query({ status: 'draft', start_date: '2027-09-01', end_date: '2027-10-31' });
     expect(series.body.events.map((o: WireEvent) => [o.title, o.start_date])).toEqual([

@@ -53,7 +53,7 @@ describe.each(ENGINES)('operating on %s', (engine) => {
     expect(((await read.json()) as { name: string }).name).toBe('Persistent');
     const doc = await fetch(`http://127.0.0.1:${port}/calendar/events/v1/doc`);
     expect(((await doc.json()) as { servers: Array<{ url: string }> }).servers[0].url).toBe(
-      `http://127.0.0.1:${port}/calendar/events/v1/`,
+      `http://127.0.0.1:${port}/calendar/events/v1`,
     );
     server.kill('SIGTERM');
     expect(await exited(server)).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The iCalendar routes (`/events/ical`, `/events/{id}/ical`, `/events/by-slug/{slug}/ical`) and the
+ * The iCalendar routes (`/events/ical`, `/events/ical/{id}`, `/events/ical/by-slug/{slug}`) and the
  * `Accept: text/calendar` form of `GET /events` and `GET /events/{id}` (chosen in src/routes.ts): the same filters and
  * read rules as the JSON answers, no paging, at most ICAL_MAX_EVENTS events, password-protected events left out.
  * ETag/304 and Cache-Control come from `conditionalReads`, as for JSON.

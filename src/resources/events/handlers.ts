@@ -47,7 +47,7 @@ const renderCreated: RenderCreated<Event> = async (req, id) => {
 };
 
 /**
- * A page of events (`GET /events`, `/events/{id}/occurrences`). Reads never materialise: open-ended series list as far
+ * A page of events (`GET /events`, `/events/occurrences/{id}`). Reads never materialise: open-ended series list as far
  * as the daily job has extended them (RECURRENCE_HORIZON_MONTHS ahead, D65), whatever window is asked.
  */
 async function sendEvents(
@@ -86,7 +86,7 @@ const handlers = {
     const row = await eventById(db, req.params.id);
     const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     const seriesId = await seriesIdOf(db, row.id);
-    await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/${row.id}/occurrences`);
+    await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/occurrences/${row.id}`);
   },
   async create(req: Req<'createEvent'>, res: Res<'createEvent'>) {
     const onCreated = (trx: Parameters<typeof claimCreated>[0], id: number) =>
