@@ -13,6 +13,7 @@ import { requestLanguage } from '../http/language';
 import type { RequestLike } from '../http/urls';
 import { canRead, type Caller } from '../users/roles';
 import { unlocked } from './events/access';
+import { eventKeys } from './events/dependencies';
 import { loadRelations, toWireEvent } from './events/mapper';
 import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
@@ -53,6 +54,30 @@ export async function renderEvents(
   const ctx = renderContext(req);
   const viewOf = typeof view === 'function' ? view : () => view;
   return translated.map((row, i) => toWireEvent(ctx, row, relations, viewOf(rows[i])));
+}
+
+/**
+ * Events as the bytes of their JSON, each rendered once per version of what it shows (src/cache/): a page of events
+ * costs one query for the stamps of what they embed (events/dependencies.ts) and the rendering of those not held.
+ */
+export async function eventBytes(
+  reader: Reader,
+  rows: EventRow[],
+  view: EventView | ((row: EventRow) => EventView) = {},
+): Promise<Buffer[]> {
+  const views = rows.map(typeof view === 'function' ? view : () => view);
+  const { cache } = context(reader.req);
+  const scope = `${reader.language}|${renderContext(reader.req).root}`;
+  const keys = cache.enabled ? await eventKeys(reader.db, rows, views, reader.caller, scope) : rows.map(() => '');
+  return cache.fetch(keys, async (missing) => {
+    const viewOf = new Map(missing.map((i) => [rows[i], views[i]]));
+    const events = await renderEvents(
+      reader,
+      missing.map((i) => rows[i]),
+      (row) => viewOf.get(row) ?? {},
+    );
+    return events.map((event) => Buffer.from(JSON.stringify(event)));
+  });
 }
 
 /** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */
