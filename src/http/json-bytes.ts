@@ -21,7 +21,10 @@ export function spliceArray(envelope: Record<string, unknown>, key: string, item
   const marker = `${JSON.stringify(key)}:[`;
   const at = text.indexOf(`${marker}]`) + marker.length;
   const parts: Buffer[] = [Buffer.from(text.slice(0, at))];
-  items.forEach((item, i) => parts.push(...(i ? [COMMA, item] : [item])));
+  items.forEach((item, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(item);
+  });
   parts.push(Buffer.from(text.slice(at)));
   return Buffer.concat(parts);
 }
