@@ -8,7 +8,7 @@
 import type { Executor } from '../../db/types';
 import { isPostgres, toNumber } from '../../db/dialect';
 import { canRead, type Caller } from '../../users/roles';
-import type { EventView } from '../records';
+import type { RenderOptions as EventView } from './mapper';
 import type { EventRow } from './repository';
 
 interface Dependency {
