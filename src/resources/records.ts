@@ -66,17 +66,50 @@ export async function eventBytes(
   view: EventView | ((row: EventRow) => EventView) = {},
 ): Promise<Buffer[]> {
   const views = rows.map(typeof view === 'function' ? view : () => view);
+  const keys = async () => eventKeys(reader.db, rows, views, reader.caller, scopeOf(reader));
+  return cachedBytes(reader, rows, keys, (missing, positions) => {
+    const viewOf = new Map(positions.map((i) => [rows[i], views[i]]));
+    return renderEvents(reader, missing, (row) => viewOf.get(row) ?? {});
+  });
+}
+
+/** Venues or organizers as the bytes of their JSON: they embed nothing that changes apart from them. */
+export function linkedBytes<T extends LinkedType>(
+  reader: Reader,
+  kind: LinkedKind<T>,
+  rows: LinkedRow[],
+  withJsonLd: boolean,
+): Promise<Buffer[]> {
+  const keys = async () =>
+    rows.map((row) => `${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}|${stampOf(row)}`);
+  return cachedBytes(reader, rows, keys, (missing) => renderLinked(reader, kind, missing, withJsonLd));
+}
+
+/** Categories or tags as the bytes of their JSON (a term's stamp moves with its count too). */
+export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<K>, rows: TermRow[]) {
+  const keys = async () => rows.map((row) => `${info.taxonomy}|${scopeOf(reader)}|${stampOf(row)}`);
+  return cachedBytes(reader, rows, keys, (missing) => renderTerms(reader, info, missing));
+}
+
+/** What every key holds: the language, and the root the URLs are built on. */
+const scopeOf = (reader: Reader) => `${reader.language}|${renderContext(reader.req).root}`;
+const stampOf = (row: { id: number; stamp: number }) => `${row.id}.${row.stamp}`;
+
+/** The bytes of each row's representation: from the cache where held, else rendered and kept. */
+async function cachedBytes<R>(
+  reader: Reader,
+  rows: R[],
+  keys: () => Promise<string[]>,
+  render: (missing: R[], positions: number[]) => Promise<unknown[]>,
+): Promise<Buffer[]> {
   const { cache } = context(reader.req);
-  const scope = `${reader.language}|${renderContext(reader.req).root}`;
-  const keys = cache.enabled ? await eventKeys(reader.db, rows, views, reader.caller, scope) : rows.map(() => '');
-  return cache.fetch(keys, async (missing) => {
-    const viewOf = new Map(missing.map((i) => [rows[i], views[i]]));
-    const events = await renderEvents(
-      reader,
-      missing.map((i) => rows[i]),
-      (row) => viewOf.get(row) ?? {},
+  if (!rows.length) return [];
+  return cache.fetch(cache.enabled ? await keys() : rows.map(() => ''), async (positions) => {
+    const rendered = await render(
+      positions.map((i) => rows[i]),
+      positions,
     );
-    return events.map((event) => Buffer.from(JSON.stringify(event)));
+    return rendered.map((record) => Buffer.from(JSON.stringify(record)));
   });
 }
 

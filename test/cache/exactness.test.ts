@@ -195,6 +195,36 @@ describe.each(ENGINES)('the representation cache on %s', (engine) => {
     }
   });
 
+  it('venues, organizers, categories and tags, in lists and single reads', async () => {
+    const { venue, organizer, category, tag } = await fixture();
+    const linked: Seen[] = [[`venues/${venue.id}`], ['venues?per_page=50'], [`organizers/${organizer.id}`, 'editor']];
+    await reflected(
+      linked.slice(0, 2),
+      () => write('post', `venues/${venue.id}`, { venue: 'Kreuzberg Hall' }),
+      /Kreuzberg Hall/,
+    );
+    await reflected(
+      linked.slice(2),
+      () => write('post', `organizers/${organizer.id}`, { organizer: 'Big Band' }),
+      /Big Band/,
+    );
+    const terms: Seen[] = [
+      [`categories/${category.id}`],
+      ['categories?per_page=100'],
+      [`tags/${tag.id}?i18n_language=fr`],
+    ];
+    await reflected(
+      terms.slice(2),
+      () => write('post', `tags/${tag.id}?i18n_language=fr`, { name: 'Soirée' }),
+      /Soirée/,
+    );
+    const day = { start_date: '2031-05-02 10:00', end_date: '2031-05-02 11:00' };
+    await warm(terms);
+    await post('events', { title: 'Counted', status: 'publish', categories: [category.id], ...day });
+    const [single] = await agree(terms);
+    expect(JSON.parse(single).count).toBe(2);
+  });
+
   it('a status that becomes publish with time reads the same as without the cache', async () => {
     const publishAt = '2027-06-15 13:00:00'; // an hour after the test clock's start
     const scheduled = await post(

@@ -24,7 +24,7 @@ type Step =
   | { kind: 'create'; category: number; venue: number; word: number };
 
 const WORDS = ['jazz', 'choir', 'organ', 'dance', 'opera'];
-const pick = fc.nat({ max: 9 });
+const pick = fc.nat({ max: 13 });
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('read' as const), url: pick, role: fc.nat({ max: 2 }) }) },
   fc.record({
@@ -94,6 +94,10 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
     `events?${WINDOW}&search=jazz`,
     `events?${WINDOW}&per_page=2&page=2`,
     `events/${events[2]}`,
+    `venues/${venues[0]}`,
+    'venues?per_page=50',
+    `categories?per_page=50&i18n_language=fr`,
+    `categories/${categories[1]}`,
   ];
 
   async function run(s: Step) {
