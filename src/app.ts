@@ -8,6 +8,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
+import { createRepresentationCache } from './cache/representations';
 import { errorHandler } from './http/error-handler';
 import { ApiError, invalidParam } from './core/errors';
 import { authenticate, authorise } from './http/auth';
@@ -37,12 +38,17 @@ export interface AppOptions {
   validateResponses?: boolean;
 }
 
-/** What the app is built from; without `metrics` it makes its own registry (per the configuration). */
-export type AppInput = Omit<AppContext, 'metrics'> & Partial<Pick<AppContext, 'metrics'>>;
+/**
+ * What the app is built from; without `metrics` it makes its own registry, without `cache` its own representation
+ * cache (both per the configuration).
+ */
+export type AppInput = Omit<AppContext, 'metrics' | 'cache'> & Partial<Pick<AppContext, 'metrics' | 'cache'>>;
 
 export function createApp(input: AppInput, { logger, validateResponses = false }: AppOptions): Express {
-  const context: AppContext = { ...input, metrics: input.metrics ?? createMetrics({ enabled: input.config.metrics }) };
-  const { config, spec, metrics } = context;
+  const metrics = input.metrics ?? createMetrics({ enabled: input.config.metrics });
+  const cache = input.cache ?? createRepresentationCache(input.config, metrics);
+  const context: AppContext = { ...input, metrics, cache };
+  const { config, spec } = context;
   const namespace = `${config.basePath}/${NAMESPACE}`;
   const app = express();
   app.locals.context = context;

@@ -11,6 +11,7 @@ import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';
 import { ensureAdministrator } from './users/repository';
+import { createRepresentationCache } from './cache/representations';
 import { createMetrics } from './metrics/registry';
 import { startHorizonJob } from './resources/series/horizon';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
     logger.info({ login: config.admin.login }, 'created the bootstrap administrator');
   }
   const metrics = createMetrics({ enabled: config.metrics });
-  const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config), metrics };
+  const cache = createRepresentationCache(config, metrics);
+  const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config), metrics, cache };
   const server = createHttpServer(createApp(context, { logger }));
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);

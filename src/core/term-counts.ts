@@ -8,22 +8,24 @@ import type { Executor } from '../db/types';
 import { lockRows, toNumber } from '../db/dialect';
 
 /**
- * Recounts the published events of these terms.
+ * Recounts the published events of these terms, raising the stamps of those whose count moved.
  */
 export async function refreshCounts(db: Executor, termIds: number[]): Promise<void> {
   const ids = [...new Set(termIds)].sort((a, b) => a - b);
   if (!ids.length) return;
   // concurrent writers recount one after the other, each statement seeing the links the previous one committed
   if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
+  const published = () =>
+    db('term_relationships as tr')
+      .join('events as e', 'e.post_id', 'tr.post_id')
+      .whereRaw('tr.term_id = terms.id')
+      .andWhere('e.status', 'publish')
+      .count('*');
+  // only the terms whose count moves are written, and their stamps raised (core/stamps.ts): embedded terms show it
   await db('terms')
     .whereIn('id', ids)
-    .update({
-      count: db('term_relationships as tr')
-        .join('events as e', 'e.post_id', 'tr.post_id')
-        .whereRaw('tr.term_id = terms.id')
-        .andWhere('e.status', 'publish')
-        .count('*'),
-    });
+    .andWhere('count', '<>', published())
+    .update({ count: published(), stamp: db.raw('stamp + 1') });
 }
 
 /** The terms (any taxonomy) linked to these posts. */

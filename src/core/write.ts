@@ -7,7 +7,9 @@
  *   3. the search documents of the records it touched, rebuilt;
  *   4. the counts of the categories and tags of the posts it touched, before and after, recounted;
  *   5. its audit entries;
- *   6. its changes: the change feed and the webhook outbox (last, since on PostgreSQL they serialise writers
+ *   6. the stamps of the records it changed raised (and of the terms whose counts moved, in step 4), which retires
+ *      every cached representation that shows them (src/cache/, on every node: the stamps are in the database);
+ *   7. its changes: the change feed and the webhook outbox (last, since on PostgreSQL they serialise writers
  *      from the first append to the commit: core/outbox.ts).
  *
  * Nothing but this file knows that order, so no write path can skip a step or take them in another order, and the
@@ -22,6 +24,7 @@ import type { Caller } from '../users/roles';
 import { insertAudit, type Actor, type Change, type Operation, type Resource as AuditResource } from './audit';
 import { recordChanges, type Action, type Resource } from './outbox';
 import { assertPrecondition, type Precondition, type VersionedTable } from './preconditions';
+import { raiseStamps } from './stamps';
 import { refreshCounts, termIdsOfPosts } from './term-counts';
 
 /** What a service works with: the database and the configuration (an `AppContext` is one). */
@@ -94,7 +97,7 @@ export class Write {
     this.changes.push({ resource, ids: typeof ids === 'number' ? [ids] : ids, action });
   }
 
-  /** Steps 3–6, once the work is done. */
+  /** Steps 3–7, once the work is done. */
   async finish(): Promise<void> {
     for (const owner of ['posts', 'terms'] as const) await syncSearch(this.trx, owner, this.searched[owner]);
     if (this.countedPosts.size) {
@@ -104,6 +107,7 @@ export class Write {
     for (const entry of this.audits) {
       await insertAudit(this.trx, entry.who, entry.operation, entry.resource, entry.id, entry.fields);
     }
+    await raiseStamps(this.trx, this.changes);
     for (const { resource, ids, action } of this.changes) await recordChanges(this.trx, resource, ids, action);
   }
 }

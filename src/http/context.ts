@@ -5,6 +5,7 @@ import type { Db } from '../db/types';
 import type { LoadedSpec } from './spec';
 import type { Throttle } from './throttle';
 import type { Metrics } from '../metrics/registry';
+import type { RepresentationCache } from '../cache/representations';
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -12,6 +13,8 @@ export interface AppContext {
   spec: LoadedSpec;
   throttle: Throttle;
   metrics: Metrics;
+  /** Rendered records by what they depend on (src/cache/). */
+  cache: RepresentationCache;
 }
 
 export function context(req: Pick<Request, 'app'>): AppContext {

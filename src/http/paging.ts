@@ -7,6 +7,7 @@ import type { components } from '../../generated/schema';
 import type { Operation } from './spec';
 import { restRoot, type RequestLike } from './urls';
 import { ApiError } from '../core/errors';
+import { sendJsonBytes, spliceArray } from './json-bytes';
 
 export const MAX_PER_PAGE = 50;
 
@@ -27,9 +28,17 @@ type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'aud
 /** A list page as the spec declares them all (`EventList`, `VenueList`…): the links and counts, the items at `K`. */
 export type ListBody<K extends ListKey, T> = components['schemas']['ListLinks'] & { [P in K]: T[] };
 
+/** A page's items serialised already (the representation cache's bytes): spliced into the envelope as they are. */
+export class SerialisedItems {
+  constructor(readonly parts: Buffer[]) {}
+  get length(): number {
+    return this.parts.length;
+  }
+}
+
 interface ListPage<K extends ListKey, T> {
   key: K;
-  items: T[];
+  items: T[] | SerialisedItems;
   total: number;
   paging: Paging;
   /** The collection's path under the namespace root when it is not `key` (`events/occurrences/12`). */
@@ -62,12 +71,14 @@ export function sendList<K extends ListKey, T>(
   const pageLinks = { ...(next && { next_rest_url: next }), ...(previous && { previous_rest_url: previous }) };
   const restUrl = url(page);
   // a computed key of a generic type (`[key]`) widens to an index signature: the cast restores `K`
+  const listed = items instanceof SerialisedItems ? [] : items;
   const body = (
     isTerm
-      ? { rest_url: restUrl, total, total_pages: totalPages, [key]: items, ...pageLinks }
-      : { [key]: items, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages }
+      ? { rest_url: restUrl, total, total_pages: totalPages, [key]: listed, ...pageLinks }
+      : { [key]: listed, rest_url: restUrl, ...pageLinks, total, total_pages: totalPages }
   ) as ListBody<K, T>;
-  res.json(body);
+  if (items instanceof SerialisedItems) sendJsonBytes(res, spliceArray(body, key, items.parts));
+  else res.json(body);
 }
 
 /**

@@ -13,6 +13,7 @@ import { requestLanguage } from '../http/language';
 import type { RequestLike } from '../http/urls';
 import { canRead, type Caller } from '../users/roles';
 import { unlocked } from './events/access';
+import { eventKeys } from './events/dependencies';
 import { loadRelations, toWireEvent } from './events/mapper';
 import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
@@ -53,6 +54,63 @@ export async function renderEvents(
   const ctx = renderContext(req);
   const viewOf = typeof view === 'function' ? view : () => view;
   return translated.map((row, i) => toWireEvent(ctx, row, relations, viewOf(rows[i])));
+}
+
+/**
+ * Events as the bytes of their JSON, each rendered once per version of what it shows (src/cache/): a page of events
+ * costs one query for the stamps of what they embed (events/dependencies.ts) and the rendering of those not held.
+ */
+export async function eventBytes(
+  reader: Reader,
+  rows: EventRow[],
+  view: EventView | ((row: EventRow) => EventView) = {},
+): Promise<Buffer[]> {
+  const views = rows.map(typeof view === 'function' ? view : () => view);
+  const keys = async () => eventKeys(reader.db, rows, views, reader.caller, scopeOf(reader));
+  return cachedBytes(reader, rows, keys, (missing, positions) => {
+    const viewOf = new Map(positions.map((i) => [rows[i], views[i]]));
+    return renderEvents(reader, missing, (row) => viewOf.get(row) ?? {});
+  });
+}
+
+/** Venues or organizers as the bytes of their JSON: they embed nothing that changes apart from them. */
+export function linkedBytes<T extends LinkedType>(
+  reader: Reader,
+  kind: LinkedKind<T>,
+  rows: LinkedRow[],
+  withJsonLd: boolean,
+): Promise<Buffer[]> {
+  const keys = async () =>
+    rows.map((row) => `${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}|${stampOf(row)}`);
+  return cachedBytes(reader, rows, keys, (missing) => renderLinked(reader, kind, missing, withJsonLd));
+}
+
+/** Categories or tags as the bytes of their JSON (a term's stamp moves with its count too). */
+export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<K>, rows: TermRow[]) {
+  const keys = async () => rows.map((row) => `${info.taxonomy}|${scopeOf(reader)}|${stampOf(row)}`);
+  return cachedBytes(reader, rows, keys, (missing) => renderTerms(reader, info, missing));
+}
+
+/** What every key holds: the language, and the root the URLs are built on. */
+const scopeOf = (reader: Reader) => `${reader.language}|${renderContext(reader.req).root}`;
+const stampOf = (row: { id: number; stamp: number }) => `${row.id}.${row.stamp}`;
+
+/** The bytes of each row's representation: from the cache where held, else rendered and kept. */
+async function cachedBytes<R>(
+  reader: Reader,
+  rows: R[],
+  keys: () => Promise<string[]>,
+  render: (missing: R[], positions: number[]) => Promise<unknown[]>,
+): Promise<Buffer[]> {
+  const { cache } = context(reader.req);
+  if (!rows.length) return [];
+  return cache.fetch(cache.enabled ? await keys() : rows.map(() => ''), async (positions) => {
+    const rendered = await render(
+      positions.map((i) => rows[i]),
+      positions,
+    );
+    return rendered.map((record) => Buffer.from(JSON.stringify(record)));
+  });
 }
 
 /** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */

@@ -3,14 +3,15 @@ import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handl
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
-import { paging, sendList } from '../../http/paging';
+import { paging, SerialisedItems, sendList } from '../../http/paging';
+import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
 import type { Caller } from '../../users/roles';
-import { readerOf, renderEvents, type EventView } from '../records';
+import { eventBytes, readerOf, renderEvents, type EventView } from '../records';
 import { withModifiedRange } from '../posts/modified';
 import * as series from '../series/service';
 import { seriesIdOf } from '../series/wire';
@@ -36,8 +37,8 @@ function target(req: Req<ById> | Req<BySlug>): Promise<EventRow> {
 
 /** Answers one event as the caller sees it (`single`: as a single read shows it, with `json_ld`). */
 async function send(req: Req<keyof HandlerTable>, res: Res<ById | BySlug>, row: EventRow, view: EventView = {}) {
-  const [event] = await renderEvents(readerOf(req), [row], view);
-  res.json(event);
+  const [event] = await eventBytes(readerOf(req), [row], view);
+  sendJsonBytes(res, event);
 }
 
 /** An event as its create answers it (docs/compatibility.md: the full object without `json_ld`). */
@@ -61,7 +62,8 @@ async function sendEvents(
   const who = caller(req);
   const page = paging(req.query);
   const found = await repo.listEvents(db, filters, page.perPage, page.offset);
-  const items = await renderEvents(readerOf(req), found.rows, (row) => ({ blanked: !unlocked(row, who, password) }));
+  const view = (row: EventRow) => ({ blanked: !unlocked(row, who, password) });
+  const items = new SerialisedItems(await eventBytes(readerOf(req), found.rows, view));
   sendList(req, res, { key: 'events', items, total: found.total, paging: page, path });
 }
 
@@ -117,7 +119,9 @@ const handlers = {
     const row = await target(req);
     const force = req.query.force !== undefined && isTrue(req.query.force);
     const options = { force, scope: scopeOf(req), expect: precondition(req) };
-    await send(req, res, await service.deleteEvent(context(req), caller(req) as Caller, row, options));
+    const gone = await service.deleteEvent(context(req), caller(req) as Caller, row, options);
+    // the record as it was before it went: rendered for this answer alone, never kept (no later read shows it)
+    res.json((await renderEvents(readerOf(req), [gone]))[0]);
   },
 };
 

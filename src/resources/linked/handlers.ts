@@ -4,7 +4,8 @@ import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
-import { paging, sendList, type ListBody } from '../../http/paging';
+import { paging, SerialisedItems, sendList, type ListBody } from '../../http/paging';
+import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
@@ -12,7 +13,7 @@ import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } 
 import { claimCreated } from '../../http/idempotency';
 import type { OnCreated } from '../../core/write';
 import type { Caller } from '../../users/roles';
-import { readerOf, renderLinked } from '../records';
+import { linkedBytes, readerOf, renderLinked } from '../records';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './kinds';
 import { listLinked } from './repository';
 import { withModifiedRange } from '../posts/modified';
@@ -39,7 +40,7 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
     renderLinked(readerOf(req), kind, rows, withJsonLd);
   const send = async (req: AnyReq, res: One, id: number, withJsonLd = false) => {
     const row = (await kind.load(context(req).db, [id])).get(id) as LinkedRow;
-    res.json((await wire(req, [row], withJsonLd))[0]);
+    sendJsonBytes(res, (await linkedBytes(readerOf(req), kind, [row], withJsonLd))[0]);
   };
   /** The record as its create answers it (without `json_ld`). */
   const renderCreated: RenderCreated<LinkedWire<T>> = async (req, id) => {
@@ -59,11 +60,8 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
       );
       const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
       const rows = await kind.load(db, ids);
-      const items = await wire(
-        req,
-        ids.map((id) => rows.get(id) as LinkedRow),
-        false,
-      );
+      const found = ids.map((id) => rows.get(id) as LinkedRow);
+      const items = new SerialisedItems(await linkedBytes(readerOf(req), kind, found, false));
       sendList(req, res, { key: kind.plural, items, total, paging: page });
     },
     async create(req: Op<'createVenue', 'createOrganizer'>, res: One) {

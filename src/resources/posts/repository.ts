@@ -20,15 +20,18 @@ export interface PostRow {
   modified_utc: string;
   /** Raised by every update: the record's version (`If-Match`, http/preconditions.ts). */
   version: number;
+  /** Raised by every write that changes what the record shows (core/stamps.ts). */
+  stamp: number;
 }
 
-export type PostValues = Omit<PostRow, 'id' | 'version'>;
+export type PostValues = Omit<PostRow, 'id' | 'version' | 'stamp'>;
 
 export function normalisePost<T extends PostRow>(row: T): T {
   return {
     ...row,
     id: toNumber(row.id),
     version: toNumber(row.version),
+    stamp: toNumber(row.stamp ?? 0),
     author_id: row.author_id === null ? null : toNumber(row.author_id),
   };
 }

@@ -151,6 +151,9 @@ async function split(
     rdates: old.rdates.filter((d) => d < at),
     exdates: old.exdates.filter((d) => d < at),
   });
+  // the occurrences left before O show the old series' rule, which now ends: they changed too
+  const staying = (await repo.membersOf(trx, old.event_id)).map((m) => m.event_id);
+  w.change('event', staying, 'updated');
   let next: SeriesRow;
   if (input) next = seriesFrom(config, membership.event_id, input);
   else {

@@ -3,7 +3,8 @@ import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
 import { requestLanguage } from '../../http/language';
-import { paging, sendList, type ListBody } from '../../http/paging';
+import { paging, SerialisedItems, sendList, type ListBody } from '../../http/paging';
+import { sendJsonBytes } from '../../http/json-bytes';
 import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
@@ -13,7 +14,7 @@ import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 import * as service from './service';
 import { findTerm, type TermRow } from './repository';
-import { readerOf, renderTerms } from '../records';
+import { readerOf, renderTerms, termBytes } from '../records';
 import type { OnCreated } from '../../core/write';
 import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './taxonomies';
 
@@ -43,7 +44,8 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
     async list(req: Req<'listCategories', 'listTags'>, res: Response<ListBody<K, TermWire<K>>>) {
       const page = paging(req.query);
       const { rows, total } = await service.listTerms(context(req).db, info, req.query, page, requestLanguage(req));
-      sendList(req, res, { key: info.key, items: await wire(req, rows), total, paging: page });
+      const items = new SerialisedItems(await termBytes(readerOf(req), info, rows));
+      sendList(req, res, { key: info.key, items, total, paging: page });
     },
     async create(req: Req<'createCategory', 'createTag'>, res: One) {
       const created = (id: number): Created => ({ type: resourceOf(info), id });
@@ -54,7 +56,7 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
     async get(req: Req<'getCategory', 'getTag'>, res: One) {
       const term = await service.getTerm(context(req).db, info, req.params.id);
       singleRecord(res, term);
-      res.json(await one(req, term));
+      sendJsonBytes(res, (await termBytes(readerOf(req), info, [term]))[0]);
     },
     async update(
       req: Req<'updateCategory' | 'replaceCategory' | 'patchCategory', 'updateTag' | 'replaceTag' | 'patchTag'>,

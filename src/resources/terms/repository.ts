@@ -21,6 +21,8 @@ export interface TermRow {
   count: number;
   /** Raised by every update: the term's version (`If-Match`, http/preconditions.ts). */
   version: number;
+  /** Raised by every write that changes what the term shows, its count included (core/stamps.ts). */
+  stamp: number;
   modified_utc: string;
 }
 
@@ -50,6 +52,7 @@ function normalise(row: TermRow): TermRow {
     parent: toNumber(row.parent),
     count: toNumber(row.count),
     version: toNumber(row.version),
+    stamp: toNumber(row.stamp ?? 0),
   };
 }
 

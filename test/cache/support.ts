@@ -1,0 +1,51 @@
+/**
+ * Nodes of one service: apps on the test service's database, each with a representation cache of its own (as separate
+ * processes have) or none, so a test can write on one node and read on another, and compare with a node that renders
+ * every answer afresh.
+ */
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/http/server';
+import { createLogger } from '../../src/logger';
+import { loadSpec } from '../../src/http/spec';
+import { createThrottle } from '../../src/http/throttle';
+import type { TestService } from '../support/app';
+
+export interface Node {
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startNode(service: TestService, { renderCache }: { renderCache: boolean }): Promise<Node> {
+  const { database } = service;
+  const config = { ...service.config, renderCache };
+  const context = {
+    config,
+    db: database.db,
+    spec: loadSpec(),
+    throttle: createThrottle(database.db, config, database.schema),
+  };
+  const app = createApp(context, { logger: createLogger('silent'), validateResponses: true });
+  const server = await new Promise<Server>((resolve) => {
+    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A read as a node answers it: status, the headers a client sees, the body's exact bytes. */
+export async function read(node: Node, url: string, auth?: [string, string]) {
+  const req = request(node.server).get(url).set('Host', 'calendar.example.org').buffer(true);
+  if (auth) req.auth(...auth);
+  const res = await req.parse((r, done) => {
+    const chunks: Buffer[] = [];
+    r.on('data', (chunk: Buffer) => chunks.push(chunk));
+    r.on('end', () => done(null, Buffer.concat(chunks)));
+  });
+  return {
+    status: res.status,
+    type: res.headers['content-type'],
+    total: res.headers['x-wp-total'],
+    body: (res.body as Buffer).toString('utf8'),
+  };
+}
