@@ -15,6 +15,7 @@ import * as ical from './migrations/010_ical';
 import * as idempotentCreates from './migrations/011_idempotent_creates';
 import * as appPasswordLookup from './migrations/012_app_password_lookup';
 import * as serviceSecret from './migrations/013_service_secret';
+import * as listIds from './migrations/015_list_ids';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['011_idempotent_creates', idempotentCreates],
   ['012_app_password_lookup', appPasswordLookup],
   ['013_service_secret', serviceSecret],
+  ['015_list_ids', listIds],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {
