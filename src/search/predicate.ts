@@ -66,7 +66,7 @@ export interface SearchQuery {
   fts?: string | false;
   /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
   unsettled: string[];
-  /** Every matching record, ascending (absent only where a caller builds the query itself: the plan tests). */
+  /** Every matching record (absent only where a caller builds the query itself: the plan tests). */
   ids?: number[];
   /** Set when the caller may not read every record's protected fields. */
   protect?: ProtectedFields;
@@ -99,13 +99,19 @@ export async function prepareSearch(
 /** Match sets, memoised per data version: at most 1 M ids in all (~8 MB). */
 const matchSets = memo<number[]>((ids) => ids.length, { entries: 200, budget: 1_000_000 });
 
-/** The ids of every record that matches, ascending: memoised until the next write (src/db/memo.ts). */
+/**
+ * The ids of every record that matches, memoised until the next write (src/db/memo.ts). They come back as one text
+ * value (tens of thousands of rows would cost more to hand over than to find).
+ */
 function matchingIds(db: Executor, search: SearchQuery): Promise<number[]> {
-  const query = matchingDocuments(db, search);
+  const all = isPostgres(db)
+    ? "string_agg(distinct record_id::text, ',') as ids"
+    : 'group_concat(distinct record_id) as ids';
+  const query = db.from(matchingDocuments(db, search).as('m')).select(db.raw(all));
   const { sql, bindings } = query.toSQL();
   return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, async () => {
-    const rows = (await query) as Array<{ record_id: unknown }>;
-    return [...new Set(rows.map((row) => toNumber(row.record_id)))].sort((a, b) => a - b);
+    const [{ ids }] = (await query) as Array<{ ids: string | null }>;
+    return ids ? ids.split(',').map(Number) : [];
   });
 }
 
