@@ -31,7 +31,7 @@
  */
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
-import { isPostgres, likeContains, toNumber } from '../db/dialect';
+import { isPostgres, likeContains } from '../db/dialect';
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 import { memo } from '../db/memo';
