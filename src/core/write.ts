@@ -62,6 +62,7 @@ interface AuditEntry {
 /** What a write touched besides its own rows, written by the kernel after the work, in the order above. */
 export class Write {
   private readonly searched: Record<SearchOwner, number[]> = { posts: [], terms: [] };
+  private readonly made: Record<SearchOwner, Set<number>> = { posts: new Set(), terms: new Set() };
   private readonly counted = new Set<number>();
   private readonly countedPosts = new Set<number>();
   private readonly audits: AuditEntry[] = [];
@@ -69,9 +70,13 @@ export class Write {
 
   constructor(readonly trx: Knex.Transaction) {}
 
-  /** These records' searched text may have changed (or they are gone): their documents are rebuilt. */
-  search(owner: SearchOwner, ids: number[]): void {
+  /**
+   * These records' searched text may have changed (or they are gone): their documents are rebuilt (`made`: records
+   * this write inserted, in their own language, which have no documents or translations yet).
+   */
+  search(owner: SearchOwner, ids: number[], { made = false } = {}): void {
     this.searched[owner].push(...ids);
+    if (made) for (const id of ids) this.made[owner].add(id);
   }
 
   /**
@@ -99,7 +104,8 @@ export class Write {
 
   /** Steps 3–7, once the work is done. */
   async finish(): Promise<void> {
-    for (const owner of ['posts', 'terms'] as const) await syncSearch(this.trx, owner, this.searched[owner]);
+    for (const owner of ['posts', 'terms'] as const)
+      await syncSearch(this.trx, owner, this.searched[owner], this.made[owner]);
     if (this.countedPosts.size) {
       const after = await termIdsOfPosts(this.trx, [...this.countedPosts]);
       await refreshCounts(this.trx, [...this.counted, ...after]);

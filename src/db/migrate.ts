@@ -16,6 +16,7 @@ import * as idempotentCreates from './migrations/011_idempotent_creates';
 import * as appPasswordLookup from './migrations/012_app_password_lookup';
 import * as serviceSecret from './migrations/013_service_secret';
 import * as stamps from './migrations/014_stamps';
+import * as listIds from './migrations/015_list_ids';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['012_app_password_lookup', appPasswordLookup],
   ['013_service_secret', serviceSecret],
   ['014_stamps', stamps],
+  ['015_list_ids', listIds],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -41,17 +41,27 @@ type DocRow = Record<string, string | number>;
 
 /**
  * Rebuilds the search documents of these records from their current rows and translations (a record that no longer
- * exists loses its documents). Every write of searched text calls it inside its transaction.
+ * exists loses its documents). Every write of searched text calls it inside its transaction. Records in `made` were
+ * inserted by that transaction: they have neither documents nor translations to read or remove yet.
  */
-export async function syncSearch(db: Executor, owner: SearchOwner, ids: number[]): Promise<void> {
+export async function syncSearch(
+  db: Executor,
+  owner: SearchOwner,
+  ids: number[],
+  made: ReadonlySet<number> = new Set(),
+): Promise<void> {
   const unique = [...new Set(ids)];
   if (!unique.length) return;
-  const [sources, translations] =
-    owner === 'posts'
-      ? await Promise.all([postSources(db, unique), translationsOf(db, 'post_translations', 'post_id', unique)])
-      : await Promise.all([termSources(db, unique), translationsOf(db, 'term_translations', 'term_id', unique)]);
-  const removed = db('search_docs').whereIn('record_id', unique);
-  await (owner === 'posts' ? removed.whereNot('kind', 'term') : removed.where('kind', 'term')).delete();
+  const existing = unique.filter((id) => !made.has(id));
+  const [table, key] = owner === 'posts' ? ['post_translations', 'post_id'] : ['term_translations', 'term_id'];
+  const [sources, translations] = await Promise.all([
+    owner === 'posts' ? postSources(db, unique) : termSources(db, unique),
+    existing.length ? translationsOf(db, table, key, existing) : new Map<number, Map<string, Texts>>(),
+  ]);
+  if (existing.length) {
+    const removed = db('search_docs').whereIn('record_id', existing);
+    await (owner === 'posts' ? removed.whereNot('kind', 'term') : removed.where('kind', 'term')).delete();
+  }
   const rows = sources.flatMap((source) => documentsOf(source, translations.get(source.id)));
   const perStatement = 500; // SQLite binds at most 32 766 values
   for (let at = 0; at < rows.length; at += perStatement)

@@ -20,15 +20,21 @@
  * fields only: every fragment in an open field, or the record unlocked (D64). Otherwise whether it is found would
  * tell, fragment by fragment, what its hidden text holds.
  *
- * A selective search (at most `FEW_MATCHES` records) is resolved to its ids before the list query runs: the list
- * then reads those records by primary key. Left as a subquery, a rare word made both planners walk the whole date
- * window in order, testing each event against the matches, to fill a page they rarely found (~1 s at 1 M events).
+ * A search is resolved to the ids of every matching record before the list query runs (D110), and that match set is
+ * memoised per data version (src/db/memo.ts): until the next write, any other list with the same search (another
+ * page, window, category or venue) skips the trigram index and the language rule altogether. A selective set (at
+ * most `FEW_MATCHES` records) is applied as a list of ids, which the list reads by primary key (left as a subquery,
+ * a rare word made both planners walk the whole date window in order to fill a page they rarely found: ~1 s at 1 M
+ * events); a larger one as one bound value (a JSON array on SQLite, a comma-separated list on PostgreSQL) that the
+ * list's own order is walked against, as the subquery was, but without computing the matches again for the page
+ * and again for the count.
  */
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
-import { isPostgres, likeContains, toNumber } from '../db/dialect';
+import { isPostgres, likeContains } from '../db/dialect';
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
+import { memo } from '../db/memo';
 
 export type { SearchKind } from './documents';
 
@@ -60,7 +66,7 @@ export interface SearchQuery {
   fts?: string | false;
   /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
   unsettled: string[];
-  /** Every matching record, when there are few (`FEW_MATCHES`). */
+  /** Every matching record (absent only where a caller builds the query itself: the plan tests). */
   ids?: number[];
   /** Set when the caller may not read every record's protected fields. */
   protect?: ProtectedFields;
@@ -87,8 +93,26 @@ export async function prepareSearch(
     ...guarded,
   };
   if (resolved.fts === false) return resolved;
-  const matches = (await matchingDocuments(db, resolved).limit(FEW_MATCHES + 1)) as Array<{ record_id: unknown }>;
-  return matches.length > FEW_MATCHES ? resolved : { ...resolved, ids: matches.map((row) => toNumber(row.record_id)) };
+  return { ...resolved, ids: await matchingIds(db, resolved) };
+}
+
+/** Match sets, memoised per data version: at most 1 M ids in all (~8 MB). */
+const matchSets = memo<number[]>((ids) => ids.length, { entries: 200, budget: 1_000_000 });
+
+/**
+ * The ids of every record that matches, memoised until the next write (src/db/memo.ts). They come back as one text
+ * value (tens of thousands of rows would cost more to hand over than to find).
+ */
+function matchingIds(db: Executor, search: SearchQuery): Promise<number[]> {
+  const all = isPostgres(db)
+    ? "string_agg(distinct record_id::text, ',') as ids"
+    : 'group_concat(distinct record_id) as ids';
+  const query = db.from(matchingDocuments(db, search).as('m')).select(db.raw(all));
+  const { sql, bindings } = query.toSQL();
+  return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, async () => {
+    const [{ ids }] = (await query) as Array<{ ids: string | null }>;
+    return ids ? ids.split(',').map(Number) : [];
+  });
 }
 
 async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {
@@ -106,7 +130,15 @@ export function whereSearchMatches(
   search: SearchQuery,
 ): Knex.QueryBuilder {
   if (search.fts === false) return query.whereRaw('1 = 0');
-  if (search.ids) return search.ids.length ? query.whereIn(idColumn, search.ids) : query.whereRaw('1 = 0');
+  const { ids } = search;
+  if (ids) {
+    if (!ids.length) return query.whereRaw('1 = 0');
+    if (ids.length <= FEW_MATCHES) return query.whereIn(idColumn, ids);
+    // many: one bound value holding them all; the list walks its own order, testing each record against the set
+    return isPostgres(db)
+      ? query.whereRaw(`(?? + 0) = any(string_to_array(?, ',')::integer[])`, [idColumn, ids.join(',')])
+      : query.whereRaw('+?? in (select value from json_each(?))', [idColumn, JSON.stringify(ids)]);
+  }
   // many matches: SQLite would look each one up and sort them all; `+` has it walk the list's own order instead,
   // testing each record against the matches (3× faster for a word in 5 % of 1 M events)
   if (!isPostgres(db)) return query.whereRaw('+?? in ?', [idColumn, matchingDocuments(db, search)]);

@@ -126,6 +126,15 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
       }),
     ],
     [
+      'search matching more events than a list of ids takes (one bound set)',
+      async () => {
+        const search = (await prepareSearch(database.db, 'event', fixture.searchWord, 'en')) as SearchQuery;
+        // a match set past FEW_MATCHES, as a common word has at a million events
+        const many = Array.from({ length: 5_000 }, (_, i) => fixture.eventIds[0] + i);
+        return { ...window, search: { ...search, ids: many } };
+      },
+    ],
+    [
       'category and search',
       async () => ({
         ...window,

@@ -107,29 +107,9 @@ export async function updateEvent(db: Executor, postId: number, fields: Partial<
   if (Object.keys(fields).length) await db('events').where({ post_id: postId }).update(fields);
 }
 
-const ORGANIZER_IDS = statement((db, eventIds: number[]) =>
-  db('event_organizers')
-    .whereIn('event_id', eventIds)
-    .orderBy('event_id')
-    .orderBy('position')
-    .select('event_id', 'organizer_id'),
-);
-
 /** One more change of the event (called in every event write's transaction: the feed's SEQUENCE grows). */
 export async function bumpRevision(db: Executor, postId: number): Promise<void> {
   await db('events').where({ post_id: postId }).increment('revision', 1);
-}
-
-/** Organizer ids of each event, in their order. */
-export async function organizerIdsOf(db: Executor, eventIds: number[]): Promise<Map<number, number[]>> {
-  const byEvent = new Map<number, number[]>();
-  if (!eventIds.length) return byEvent;
-  const rows = await ORGANIZER_IDS.all<{ event_id: number; organizer_id: number }>(db, eventIds);
-  for (const row of rows) {
-    const id = toNumber(row.event_id);
-    byEvent.set(id, [...(byEvent.get(id) ?? []), toNumber(row.organizer_id)]);
-  }
-  return byEvent;
 }
 
 export async function setOrganizers(db: Executor, eventId: number, organizerIds: number[]): Promise<void> {

@@ -49,7 +49,7 @@ export function createEvent(
     await repo.insertEvent(w.trx, id, input.event as EventFields);
     await w.countTermsOf([id], { made: true });
     await input.links(w.trx, id);
-    w.search('posts', [id]);
+    w.search('posts', [id], { made: true });
     await series.afterCreate(w, config, id, body.recurrence as Recurrence);
     w.audit(
       writer.caller,

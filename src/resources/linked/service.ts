@@ -236,7 +236,7 @@ async function writeFields(
   const own = current ? await splitPostWrite(trx, id, current.language, language, post) : post;
   await posts.updatePost(trx, id, { ...own, modified_utc: now });
   await repo.updateDetails(trx, kind, id, details);
-  w.search('posts', [id]);
+  w.search('posts', [id], { made: !current }); // without `current`, the record was inserted by this write
   // the one audit entry of a create, a reused duplicate or an update
   const changed = changes(current as Record<string, unknown> | undefined, { ...post, ...details });
   w.audit(caller, current ? 'update' : 'create', kind.type, id, changed);

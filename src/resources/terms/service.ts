@@ -107,7 +107,7 @@ export function createTerm(
     const description = body.description === undefined ? '' : sanitizeHtml(body.description);
     const values = { name, slug, description, parent: parent ?? 0, language };
     const id = await repo.insertTerm(trx, info.taxonomy, values);
-    w.search('terms', [id]);
+    w.search('terms', [id], { made: true });
     w.audit(caller, 'create', resourceOf(info), id, diff(undefined, values));
     w.change(termResource(info.taxonomy), id, 'created');
     await created?.(trx, id);
