@@ -8,7 +8,7 @@ const FLOORS = [
   ['kernel', '^src/(core|http)/'],
   ['resources', '^src/resources/'],
   ['capabilities', '^src/(feeds|imports|integrations|ops|audit|mcp)/'],
-  ['composition', '^src/(app|server|routes)\\.ts$'],
+  ['composition', '^src/((app|server|routes)\\.ts$|cli/)'],
 ];
 
 const upward = FLOORS.slice(0, -1).map(([name, path], i) => ({

@@ -26,6 +26,7 @@ need prometheus has promtool
 # the SSRF tests run the CLI in a network namespace of their own (test/process/import-addresses.test.ts)
 need iproute2 has ip
 need util-linux has unshare
+need curl has curl # the README's first steps (test/process/readme.test.ts)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -19,6 +19,7 @@ import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
+import { markJsonAsForm, refuseJsonAsForm } from './http/json-as-form';
 import { conditionalReads, versionedRead } from './http/caching';
 import { idempotentCreate } from './http/idempotency';
 import { assertClean, requestGuard } from './http/guard';
@@ -83,7 +84,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   app.use(
     namespace,
     express.json({ limit: config.bodyLimit }),
-    express.urlencoded({ extended: true, limit: config.bodyLimit }),
+    express.urlencoded({ extended: true, limit: config.bodyLimit, verify: markJsonAsForm }),
+    refuseJsonAsForm,
   );
   app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {

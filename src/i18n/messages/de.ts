@@ -15,6 +15,10 @@ export const de: Catalogue = {
   param_format: '{name} ist kein gültiger Wert im Format {format}.',
   param_one_of: '{name} entspricht keiner der zulässigen Formen.',
   invalid_json: 'Ungültiger JSON-Body übergeben.',
+  json_sent_as_form:
+    'Der Body sieht nach JSON aus, wurde aber als Formular gesendet (Content-Type: ' +
+    'application/x-www-form-urlencoded, die Voreinstellung von curl -d): Sende ihn mit dem Header ' +
+    'Content-Type: application/json.',
   invalid_body: 'Der Body der Anfrage konnte nicht gelesen werden.',
   param_nul: '{name} darf keine NUL-Zeichen enthalten.',
   payload_too_large: 'Der Body der Anfrage ist zu groß.',

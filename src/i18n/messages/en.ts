@@ -13,6 +13,9 @@ export const en = {
   param_format: '{name} is not a valid {format}.',
   param_one_of: '{name} does not match any of the accepted forms.',
   invalid_json: 'Invalid JSON body passed.',
+  json_sent_as_form:
+    'The body looks like JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, ' +
+    'the default of curl -d): send it with the header Content-Type: application/json.',
   invalid_body: 'The request body could not be read.',
   param_nul: '{name} must not contain NUL characters.',
   payload_too_large: 'The request body is too large.',

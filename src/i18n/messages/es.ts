@@ -15,6 +15,10 @@ export const es: Catalogue = {
   param_format: '{name} no es un valor {format} válido.',
   param_one_of: '{name} no coincide con ninguna de las formas aceptadas.',
   invalid_json: 'Se ha pasado un cuerpo JSON no válido.',
+  json_sent_as_form:
+    'El cuerpo parece JSON, pero se envió como formulario (Content-Type: ' +
+    'application/x-www-form-urlencoded, el valor predeterminado de curl -d): envíalo con la cabecera ' +
+    'Content-Type: application/json.',
   invalid_body: 'No se pudo leer el cuerpo de la solicitud.',
   param_nul: '{name} no debe contener caracteres NUL.',
   payload_too_large: 'El cuerpo de la solicitud es demasiado grande.',

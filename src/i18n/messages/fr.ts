@@ -15,6 +15,10 @@ export const fr: Catalogue = {
   param_format: '{name} n’est pas une valeur {format} valide.',
   param_one_of: '{name} ne correspond à aucune des formes acceptées.',
   invalid_json: 'Corps JSON transmis non valide.',
+  json_sent_as_form:
+    'Le corps ressemble à du JSON mais a été envoyé comme un formulaire (Content-Type: ' +
+    'application/x-www-form-urlencoded, la valeur par défaut de curl -d) : envoyez-le avec l’en-tête ' +
+    'Content-Type: application/json.',
   invalid_body: 'Le corps de la requête n’a pas pu être lu.',
   param_nul: '{name} ne doit pas contenir de caractères NUL.',
   payload_too_large: 'Le corps de la requête est trop volumineux.',

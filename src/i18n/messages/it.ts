@@ -15,6 +15,10 @@ export const it: Catalogue = {
   param_format: '{name} non è un valore {format} valido.',
   param_one_of: '{name} non corrisponde a nessuna delle forme accettate.',
   invalid_json: 'Corpo JSON passato non valido.',
+  json_sent_as_form:
+    'Il corpo sembra JSON ma è stato inviato come modulo (Content-Type: ' +
+    'application/x-www-form-urlencoded, il valore predefinito di curl -d): invialo con l’intestazione ' +
+    'Content-Type: application/json.',
   invalid_body: 'Impossibile leggere il corpo della richiesta.',
   param_nul: '{name} non deve contenere caratteri NUL.',
   payload_too_large: 'Il corpo della richiesta è troppo grande.',

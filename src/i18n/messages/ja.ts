@@ -15,6 +15,9 @@ export const ja: Catalogue = {
   param_format: '{name} は有効な {format} ではありません。',
   param_one_of: '{name} は受け付けられるどの形式とも一致しません。',
   invalid_json: '無効な JSON 本文が渡されました。',
+  json_sent_as_form:
+    '本文は JSON のようですが、フォームとして送信されました（Content-Type: application/x-www-form-urlencoded、curl -d の既定値）。' +
+    'Content-Type: application/json ヘッダーを付けて送信してください。',
   invalid_body: 'リクエスト本文を読み取れませんでした。',
   param_nul: '{name} に NUL 文字を含めることはできません。',
   payload_too_large: 'リクエスト本文が大きすぎます。',

@@ -15,6 +15,10 @@ export const nb: Catalogue = {
   param_format: '{name} er ikke en gyldig {format}.',
   param_one_of: '{name} samsvarer ikke med noen av de godtatte formene.',
   invalid_json: 'Ugyldig JSON-innhold ble sendt.',
+  json_sent_as_form:
+    'Innholdet ser ut som JSON, men ble sendt som et skjema (Content-Type: ' +
+    'application/x-www-form-urlencoded, standarden for curl -d): send det med headeren Content-Type: ' +
+    'application/json.',
   invalid_body: 'Innholdet i forespørselen kunne ikke leses.',
   param_nul: '{name} kan ikke inneholde NUL-tegn.',
   payload_too_large: 'Innholdet i forespørselen er for stort.',

@@ -15,6 +15,10 @@ export const nl: Catalogue = {
   param_format: '{name} is geen geldige {format}.',
   param_one_of: '{name} komt met geen van de toegestane vormen overeen.',
   invalid_json: 'Ongeldige JSON-body doorgegeven.',
+  json_sent_as_form:
+    'De body lijkt JSON, maar is als formulier verstuurd (Content-Type: ' +
+    'application/x-www-form-urlencoded, de standaard van curl -d): verstuur hem met de header ' +
+    'Content-Type: application/json.',
   invalid_body: 'De body van het verzoek kon niet worden gelezen.',
   param_nul: '{name} mag geen NUL-tekens bevatten.',
   payload_too_large: 'De body van het verzoek is te groot.',

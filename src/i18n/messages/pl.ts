@@ -18,6 +18,10 @@ export const pl: Catalogue = {
   param_format: 'Wartość {name} nie jest prawidłowa w formacie {format}.',
   param_one_of: 'Wartość {name} nie pasuje do żadnej z akceptowanych postaci.',
   invalid_json: 'Przekazano nieprawidłową treść JSON.',
+  json_sent_as_form:
+    'Treść wygląda na JSON, ale została wysłana jako formularz (Content-Type: ' +
+    'application/x-www-form-urlencoded, domyślny w curl -d): wyślij ją z nagłówkiem Content-Type: ' +
+    'application/json.',
   invalid_body: 'Nie można odczytać treści żądania.',
   param_nul: 'Wartość {name} nie może zawierać znaków NUL.',
   payload_too_large: 'Treść żądania jest zbyt duża.',

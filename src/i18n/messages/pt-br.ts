@@ -15,6 +15,10 @@ export const ptBr: Catalogue = {
   param_format: '{name} não é um valor {format} válido.',
   param_one_of: '{name} não corresponde a nenhuma das formas aceitas.',
   invalid_json: 'Foi enviado um corpo JSON inválido.',
+  json_sent_as_form:
+    'O corpo parece JSON, mas foi enviado como formulário (Content-Type: ' +
+    'application/x-www-form-urlencoded, o padrão do curl -d): envie-o com o cabeçalho Content-Type: ' +
+    'application/json.',
   invalid_body: 'Não foi possível ler o corpo da requisição.',
   param_nul: '{name} não pode conter caracteres NUL.',
   payload_too_large: 'O corpo da requisição é grande demais.',

@@ -15,6 +15,10 @@ export const sv: Catalogue = {
   param_format: '{name} är inte ett giltigt värde av formatet {format}.',
   param_one_of: '{name} matchar ingen av de godkända formerna.',
   invalid_json: 'Ogiltigt JSON-innehåll skickades.',
+  json_sent_as_form:
+    'Innehållet ser ut som JSON men skickades som ett formulär (Content-Type: ' +
+    'application/x-www-form-urlencoded, standard för curl -d): skicka det med headern Content-Type: ' +
+    'application/json.',
   invalid_body: 'Begärans innehåll kunde inte läsas.',
   param_nul: '{name} får inte innehålla NUL-tecken.',
   payload_too_large: 'Förfrågans innehåll är för stort.',
