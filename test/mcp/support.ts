@@ -1,0 +1,66 @@
+/** MCP clients for the tests (the SDK's own), and the JSON Schema 2020-12 checks of the generated schemas. */
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { TestService } from '../support/app';
+
+export function basic([login, password]: [string, string]): string {
+  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+}
+
+export function mcpUrl(service: TestService): URL {
+  return new URL(`http://127.0.0.1:${(service.server.address() as AddressInfo).port}/mcp`);
+}
+
+/** A client over Streamable HTTP with these credentials (none: anonymous) and extra headers. */
+export async function connectHttp(
+  service: TestService,
+  credentials?: [string, string],
+  headers: Record<string, string> = {},
+): Promise<Client> {
+  const client = new Client({ name: 'calendar-tests', version: '1.0.0' });
+  const all = { ...headers, ...(credentials ? { authorization: basic(credentials) } : {}) };
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl(service), { requestInit: { headers: all } }));
+  return client;
+}
+
+/** Strict 2020-12 (unknown keywords and formats refused); only ajv's type and `required` lints are off. */
+export function schemaValidator(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** The tool's result, checked: its structured content validates against the tool's output schema. */
+export async function call(
+  client: Client,
+  tools: Map<string, Tool>,
+  name: string,
+  args: Record<string, unknown>,
+  ajv: Ajv2020,
+): Promise<CallToolResult & { json: any }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const tool = tools.get(name);
+  if (!result.isError && tool?.outputSchema) {
+    const validate = ajv.compile(tool.outputSchema);
+    if (!validate(result.structuredContent)) {
+      throw new Error(`${name}: structured result outside its schema: ${ajv.errorsText(validate.errors)}`);
+    }
+  }
+  const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { ...result, json };
+}
+
+/** The ETag a tool result carries (`_meta`). */
+export function etagOf(result: CallToolResult): string {
+  return (result._meta as Record<string, string>)['calendar/etag'];
+}
