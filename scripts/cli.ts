@@ -16,6 +16,9 @@
  *                                      integrity-checked; PostgreSQL: the portable dump)
  *   export --to FILE                   the portable dump (versioned JSON Lines, src/ops/dump/) of every table
  *   import-dump --from FILE            loads a dump into an empty database of either engine, then verifies it
+ *   mcp --login L | mcp --url URL --user U --password P
+ *                                      the MCP tools on stdin/stdout (src/mcp/stdio.ts): on the local database as
+ *                                      user L, or against a running service with an application password
  * A progress bar goes to stderr on a terminal. URLs on private, loopback or link-local addresses are refused
  * unless --allow-private is given.
  * Every write is recorded in the audit trail (via `cli`, by the operating-system user; imports via `import`).
@@ -43,6 +46,9 @@ import { readSource } from '../src/imports/source';
 import { backup, exportToFile } from '../src/ops/backup';
 import { DumpError, importDump, type TableSummary } from '../src/ops/dump';
 import { terminalProgress } from '../src/ops/progress';
+import { serveStdio } from '../src/mcp/stdio';
+import { createApp } from '../src/app';
+import { createLogger } from '../src/logger';
 
 class UsageError extends Error {}
 
@@ -67,8 +73,17 @@ async function run(argv: string[]): Promise<void> {
       password: { type: 'string' },
       to: { type: 'string' },
       from: { type: 'string' },
+      url: { type: 'string' },
     },
   });
+  if (positionals[0] === 'mcp') {
+    const { url, user, password, login } = values;
+    return serveStdio(
+      url
+        ? { url, login: required(user, '--user'), password: required(password, '--password') }
+        : { login: required(login, '--login'), createApp: (context) => createApp(context, { logger: createLogger('silent') }) },
+    );
+  }
   const command = positionals.slice(0, 2).join(' ');
   const { databaseUrl } = loadConfig();
   const readOnly = command === 'backup' || command === 'export';

@@ -12,7 +12,7 @@ import type { AppContext } from '../http/context';
 import { identify } from '../http/auth';
 import { dispatch } from './dispatch';
 import { acceptedLanguage, createMcpServer } from './server';
-import { generateTools } from './tools';
+import { generateTools, instructionsOf } from './tools';
 
 /** The headers of the MCP request that its REST requests carry too. */
 const FORWARDED = ['authorization', 'host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
@@ -21,8 +21,7 @@ const FORWARDED = ['authorization', 'host', 'user-agent', 'x-forwarded-for', 'x-
 export function mcpEndpoint(context: AppContext, app: () => Express): Router {
   const { config, spec } = context;
   const tools = generateTools(spec);
-  const instructions = ((spec.document as Record<string, unknown>)['x-mcp'] as { instructions?: string } | undefined)
-    ?.instructions;
+  const instructions = instructionsOf(spec);
   const router = Router();
   router.use(hostHeaderValidation(config.mcpAllowedHosts), allowedOrigin(config.mcpAllowedHosts));
   router.post('/', express.json({ limit: config.bodyLimit }), async (req, res) => {

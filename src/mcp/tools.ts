@@ -53,6 +53,11 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 /** Keywords of OpenAPI schemas that JSON Schema 2020-12 does not have (annotations only). */
 const OPENAPI_ONLY = new Set(['example', 'xml', 'externalDocs', 'discriminator']);
 
+/** The text for the assistant about the whole server: the document's top-level `x-mcp.instructions`. */
+export function instructionsOf(spec: Pick<LoadedSpec, 'document'>): string | undefined {
+  return ((spec.document as Record<string, unknown>)['x-mcp'] as { instructions?: string } | undefined)?.instructions;
+}
+
 /** Every tool of the document, in document order; throws on an `x-mcp` that cannot be honoured. */
 export function generateTools(spec: Pick<LoadedSpec, 'document' | 'operations'>): ToolDefinition[] {
   const tools: ToolDefinition[] = [];

@@ -215,7 +215,7 @@ describe.each(ENGINES)('MCP over Streamable HTTP on %s', (engine) => {
     const { resources } = await admin.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['calendar://openapi.json']);
     const doc = await admin.readResource({ uri: 'calendar://openapi.json' });
-    const text = doc.contents[0].text as string;
+    const text = (doc.contents[0] as { text: string }).text;
     expect(JSON.parse(text).openapi).toBe('3.1.1');
     const { resourceTemplates } = await admin.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['calendar://events/{id}']);
@@ -228,7 +228,7 @@ describe.each(ENGINES)('MCP over Streamable HTTP on %s', (engine) => {
     );
     const id = (created.structuredContent as { id: number }).id;
     const event = await admin.readResource({ uri: `calendar://events/${id}` });
-    expect(JSON.parse(event.contents[0].text as string)).toMatchObject({ id, title: 'Attached' });
+    expect(JSON.parse((event.contents[0] as { text: string }).text)).toMatchObject({ id, title: 'Attached' });
     await expect(admin.readResource({ uri: 'calendar://events/999999' })).rejects.toThrow();
   });
 

@@ -21,6 +21,9 @@ export async function connectHttp(
   credentials?: [string, string],
   headers: Record<string, string> = {},
 ): Promise<Client> {
+  // a loaded machine can leave a kept-alive socket idle past Node's 5 s, and fetch then reuses a socket the server is
+  // closing (ECONNRESET): the server keeps idle sockets for a minute here, which fetch learns from `Keep-Alive`
+  service.server.keepAliveTimeout = 60_000;
   const client = new Client({ name: 'calendar-tests', version: '1.0.0' });
   const all = { ...headers, ...(credentials ? { authorization: basic(credentials) } : {}) };
   await client.connect(new StreamableHTTPClientTransport(mcpUrl(service), { requestInit: { headers: all } }));
