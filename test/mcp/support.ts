@@ -67,3 +67,48 @@ export async function call(
 export function etagOf(result: CallToolResult): string {
   return (result._meta as Record<string, string>)['calendar/etag'];
 }
+
+/**
+ * Calls every tool of the calendar at least once, as an administrator would: an event's life (inline venue and
+ * organizer, by search and by date, If-Match update, iCalendar, occurrences, delete), then each other resource's.
+ * Returns the names of the tools that answered without error.
+ */
+export async function exerciseEveryTool(client: Client, tools: Map<string, Tool>, ajv: Ajv2020): Promise<Set<string>> {
+  const called = new Set<string>();
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(client, tools, name, args, ajv);
+    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    called.add(name);
+    return result;
+  };
+  const day = '2027-06-18';
+  const created = await run('create_event', {
+    title: 'Every tool',
+    start_date: `${day} 19:00:00`,
+    end_date: `${day} 21:00:00`,
+    status: 'publish',
+    venue: { venue: 'Every venue' },
+    organizer: [{ organizer: 'Every organizer' }],
+  });
+  const id = (created.structuredContent as { id: number }).id;
+  await run('list_events', { search: 'every tool', start_date: `${day} 00:00`, end_date: `${day} 23:59` });
+  const read = await run('get_event', { id });
+  await run('update_event', { id, if_match: etagOf(read), title: 'Every tool, updated' });
+  await run('get_event_ical', { id });
+  await run('list_event_occurrences', { id });
+  await run('delete_event', { id });
+  const kinds = [
+    ['venue', 'venues', { venue: 'Stdio hall', status: 'publish' }, { venue: 'Stdio hall 2' }, {}],
+    ['organizer', 'organizers', { organizer: 'Stdio', status: 'publish' }, { organizer: 'Stdio 2' }, {}],
+    ['category', 'categories', { name: 'Stdio' }, { name: 'Stdio 2' }, { hide_empty: false }],
+    ['tag', 'tags', { name: 'stdio' }, { name: 'stdio 2' }, { hide_empty: false }],
+  ] as const;
+  for (const [kind, plural, create, update, listArgs] of kinds) {
+    const record = (await run(`create_${kind}`, create)).structuredContent as { id: number };
+    await run(`list_${plural}`, listArgs);
+    const current = await run(`get_${kind}`, { id: record.id });
+    await run(`update_${kind}`, { id: record.id, if_match: etagOf(current), ...update });
+    await run(`delete_${kind}`, { id: record.id });
+  }
+  return called;
+}
