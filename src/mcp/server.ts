@@ -46,6 +46,8 @@ export const SPEC_RESOURCE = 'calendar://openapi.json';
 export const EVENT_TEMPLATE = 'calendar://events/{id}';
 const EVENT_URI = /^calendar:\/\/events\/(\d+)$/;
 const ETAG_META = 'calendar/etag';
+/** The protocol's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** Whether a caller may use a tool: its capability (none: anyone), and a read-only password only reads. */
 export function mayUse(tool: ToolDefinition, caller: Caller | undefined): boolean {
@@ -118,12 +120,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     const namespace = `${options.basePath}/${NAMESPACE}`;
     const event = EVENT_URI.exec(params.uri);
     const path = params.uri === SPEC_RESOURCE ? '/doc' : event ? `/events/${event[1]}` : undefined;
-    if (!path) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${params.uri}`);
+    if (!path) throw new McpError(RESOURCE_NOT_FOUND, `Unknown resource: ${params.uri}`);
     const answer = await rest('GET', namespace + path, { accept: 'application/json' });
     if (answer.status !== 200) {
       const error = parse(answer.body) as { message?: string } | undefined;
       throw new McpError(
-        answer.status === 404 ? ErrorCode.InvalidParams : ErrorCode.InternalError,
+        answer.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
         error?.message ?? `HTTP ${answer.status}`,
         error,
       );
