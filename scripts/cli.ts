@@ -81,7 +81,10 @@ async function run(argv: string[]): Promise<void> {
     return serveStdio(
       url
         ? { url, login: required(user, '--user'), password: required(password, '--password') }
-        : { login: required(login, '--login'), createApp: (context) => createApp(context, { logger: createLogger('silent') }) },
+        : {
+            login: required(login, '--login'),
+            createApp: (context) => createApp(context, { logger: createLogger('silent') }),
+          },
     );
   }
   const command = positionals.slice(0, 2).join(' ');

@@ -74,7 +74,10 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   );
   app.get(`${config.basePath || ''}/`, serviceIndex);
   // the Model Context Protocol: each tool call is dispatched back into this app as the REST request it mirrors
-  app.use(`${config.basePath}/mcp`, mcpEndpoint(context, () => app));
+  app.use(
+    `${config.basePath}/mcp`,
+    mcpEndpoint(context, () => app),
+  );
 
   app.use(namespace, corsFor(config), contentLanguage);
   app.use(

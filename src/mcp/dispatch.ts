@@ -5,11 +5,11 @@
  * login throttle, capability checks, validation, handlers, audit entries and change-feed records are those of the
  * REST call; no handler knows MCP exists.
  */
-import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Language } from '../config';
 import { MESSAGE_LANGUAGE } from '../http/language';
+import { requestClasses } from '../http/server';
 import type { Caller } from '../users/roles';
 
 export interface InnerRequest {
@@ -37,8 +37,14 @@ export interface InnerResponse {
   body: string;
 }
 
+/** Each app's request classes, made once (http/server.ts: objects born with the app's prototypes stay fast). */
+const classes = new WeakMap<Express, ReturnType<typeof requestClasses>>();
+
 /** Runs one request through the app and resolves with what it answered. */
 export function dispatch(app: Express, request: InnerRequest): Promise<InnerResponse> {
+  let made = classes.get(app);
+  if (!made) classes.set(app, (made = requestClasses(app)));
+  const { IncomingMessage, ServerResponse } = made;
   const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
   const socket = new Socket();
   Object.defineProperty(socket, 'remoteAddress', { value: request.remoteAddress ?? '127.0.0.1' });

@@ -86,7 +86,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const request = restRequest(tool, params.arguments ?? {}, options.basePath);
     if ('missing' in request) {
-      return errorResult(JSON.stringify(toWire(missingParams(request.missing), options.request.messageLanguage ?? 'en')));
+      return errorResult(
+        JSON.stringify(toWire(missingParams(request.missing), options.request.messageLanguage ?? 'en')),
+      );
     }
     const answer = await rest(tool.operation.method.toUpperCase(), request.url, request.headers, request.body);
     return toolResult(tool, answer);

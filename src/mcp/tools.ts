@@ -148,7 +148,11 @@ function outputSchemaOf(document: OpenAPIV3_1.Document, schema: JsonSchema): Too
   if (resolved?.type !== 'object' && !resolved?.allOf && !resolved?.properties) {
     throw new Error(`an MCP output schema must describe an object: ${JSON.stringify(schema).slice(0, 80)}`);
   }
-  return { type: 'object', ...root, ...(Object.keys(defs).length ? { $defs: defs } : {}) } as ToolDefinition['outputSchema'];
+  return {
+    type: 'object',
+    ...root,
+    ...(Object.keys(defs).length ? { $defs: defs } : {}),
+  } as ToolDefinition['outputSchema'];
 }
 
 /**

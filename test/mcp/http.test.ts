@@ -164,7 +164,10 @@ describe.each(ENGINES)('MCP over Streamable HTTP on %s', (engine) => {
   it('answers an invalid date with isError naming the parameter, in French for Accept-Language: fr', async () => {
     const english = await call(admin, tools, 'list_events', { start_date: 'not a date' }, ajv);
     expect(english.isError).toBe(true);
-    expect(english.json).toMatchObject({ code: 'rest_invalid_param', data: { params: { start_date: expect.any(String) } } });
+    expect(english.json).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { params: { start_date: expect.any(String) } },
+    });
     const french = await connectHttp(service, service.as('administrator'), { 'accept-language': 'fr-FR, en;q=0.5' });
     const result = await call(french, tools, 'list_events', { start_date: 'not a date' }, ajv);
     expect(result.isError).toBe(true);

@@ -29,7 +29,8 @@ async function spawnMcp(args: string[], env: Record<string, string> = {}): Promi
   return client;
 }
 
-const tools = async (client: ClientType) => new Map<string, Tool>((await client.listTools()).tools.map((t) => [t.name, t]));
+const tools = async (client: ClientType) =>
+  new Map<string, Tool>((await client.listTools()).tools.map((t) => [t.name, t]));
 
 describe.each(ENGINES)('MCP over stdio on %s', (engine) => {
   const ajv = schemaValidator();
@@ -49,7 +50,10 @@ describe.each(ENGINES)('MCP over stdio on %s', (engine) => {
       expect([...called].sort()).toEqual([...all.keys()].sort());
       const invalid = await call(admin, all, 'list_events', { start_date: 'no date' }, ajv);
       expect(invalid.isError).toBe(true);
-      expect(invalid.json).toMatchObject({ code: 'rest_invalid_param', data: { params: { start_date: expect.any(String) } } });
+      expect(invalid.json).toMatchObject({
+        code: 'rest_invalid_param',
+        data: { params: { start_date: expect.any(String) } },
+      });
       await admin.close();
 
       const contributor = await spawnMcp(['--login', 'helper'], { DATABASE_URL: database.url });
@@ -83,7 +87,14 @@ describe.each(ENGINES)('MCP over stdio on %s', (engine) => {
         .auth(...service.as('editor'))
         .send({ name: 'Desktop assistant', scope: 'read' });
       const url = `http://127.0.0.1:${(service.server.address() as { port: number }).port}`;
-      const reader = await spawnMcp(['--url', url, '--user', service.users.editor.login, '--password', key.body.password]);
+      const reader = await spawnMcp([
+        '--url',
+        url,
+        '--user',
+        service.users.editor.login,
+        '--password',
+        key.body.password,
+      ]);
       const mine = await tools(reader);
       expect([...mine.keys()].every((name) => /^(list|get)_/.test(name))).toBe(true);
       expect((await call(reader, mine, 'list_events', {}, ajv)).isError).toBeFalsy();
