@@ -91,13 +91,14 @@ function rssMiB(pid: number): number {
  */
 let resent = 0;
 const patientFetch: typeof fetch = async (input, init) => {
-  try {
-    return await fetch(input, init);
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw error;
-    resent++;
-    return fetch(input, init);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if ((code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') || attempt === 3) throw error;
+      resent++;
+    }
   }
 };
 

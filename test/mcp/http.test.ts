@@ -235,7 +235,7 @@ describe.each(ENGINES)('MCP over Streamable HTTP on %s', (engine) => {
     await expect(admin.readResource({ uri: 'calendar://events/999999' })).rejects.toThrow();
   });
 
-  it('refuses wrong credentials with 401 before any tool runs, a foreign Host or Origin with 403', async () => {
+  it('refuses wrong credentials with 401 before any tool runs, a foreign Origin with 403, a body over the limit', async () => {
     const post = (headers: Record<string, string>) =>
       fetch(mcpUrl(service), {
         method: 'POST',
@@ -249,6 +249,12 @@ describe.each(ENGINES)('MCP over Streamable HTTP on %s', (engine) => {
     expect(origin.status).toBe(403);
     const ok = await post({ origin: 'http://localhost:3000' });
     expect(ok.status).toBe(200);
+    const huge = await fetch(mcpUrl(service), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } }),
+    });
+    expect(huge.status).toBe(413); // BODY_LIMIT, as for REST
     const get = await fetch(mcpUrl(service), { headers: { accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
   });
