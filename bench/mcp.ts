@@ -96,7 +96,8 @@ function rssMiB(pid: number): number {
 
 /**
  * fetch, sending a request again when the kept-alive socket it went out on was being closed by the server (Node
- * closes idle sockets after 5 s; on a loaded machine fetch can pick one in that instant): counted in `resent`.
+ * closes idle sockets after 5 s; on a loaded machine fetch's pool holds many such sockets after a burst, and each
+ * attempt can draw another): counted in `resent`.
  */
 let resent = 0;
 const patientFetch: typeof fetch = async (input, init) => {
@@ -105,7 +106,7 @@ const patientFetch: typeof fetch = async (input, init) => {
       return await fetch(input, init);
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
-      if (!['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code ?? '') || attempt === 3) throw error;
+      if (!['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code ?? '') || attempt === 100) throw error;
       resent++;
     }
   }
