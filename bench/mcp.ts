@@ -199,7 +199,7 @@ export async function main(): Promise<void> {
     largest = Math.max(largest, rssMiB(pid));
     await Promise.all(clients.map((client) => client.close()));
     console.log(
-      `  ${SESSIONS} concurrent sessions (initialize, tools/list, a search): ${seconds.toFixed(1)} s, ` +
+      `  ${SESSIONS} concurrent sessions (initialize, tools/list, get_event): ${seconds.toFixed(1)} s, ` +
         `server RSS at most ${largest.toFixed(0)} MiB (target ≤ 250 MB); ${resent} requests sent again`,
     );
     const ok = ratio <= 1.5 && largest * 2 ** 20 <= 250e6;
