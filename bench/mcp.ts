@@ -212,8 +212,11 @@ export async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
+  main()
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    })
+    // a failed session may leave requests waiting on their (long) timeouts: they must not keep the process alive
+    .finally(() => process.exit());
 }
