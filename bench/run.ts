@@ -848,6 +848,7 @@ async function main(): Promise<void> {
     },
     engines,
   };
+  if (process.env.BENCH_MCP === '1') await (await import('./mcp')).main(); // the MCP scenario, bench/mcp.ts
   const text = markdown(report);
   console.log(`\n${text}`);
   fs.writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(report, null, 2));

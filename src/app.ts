@@ -32,6 +32,7 @@ import { instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metr
 import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
 import { registerWebhookMetrics } from './integrations/webhooks/metrics';
+import { mcpEndpoint } from './mcp/endpoint';
 
 export interface AppOptions {
   logger: Logger;
@@ -79,6 +80,11 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }),
   );
   app.get(`${config.basePath || ''}/`, serviceIndex);
+  // the Model Context Protocol: each tool call is dispatched back into this app as the REST request it mirrors
+  app.use(
+    `${config.basePath}/mcp`,
+    mcpEndpoint(context, () => app),
+  );
 
   app.use(namespace, corsFor(config), contentLanguage);
   app.use(

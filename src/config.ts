@@ -56,6 +56,11 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Key that seals webhook secrets at rest (AES-256-GCM); unset: stored as is. */
   webhookSecretKey?: string;
+  /**
+   * Host names (no port) `/mcp` answers and whose `Origin` it accepts (DNS rebinding protection, D103): the
+   * loopback names, PUBLIC_URL's host and MCP_ALLOWED_HOSTS.
+   */
+  mcpAllowedHosts: string[];
 }
 
 export class ConfigError extends Error {}
@@ -123,6 +128,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookPollMs: integer(env.WEBHOOK_POLL_MS, 1_000, 'WEBHOOK_POLL_MS', 10, 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookSecretKey: env.WEBHOOK_SECRET_KEY || undefined,
+    mcpAllowedHosts: [
+      ...new Set([
+        'localhost',
+        '127.0.0.1',
+        '[::1]',
+        ...(publicUrl ? [new URL(publicUrl).hostname] : []),
+        ...(env.MCP_ALLOWED_HOSTS ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      ]),
+    ],
   });
 }
 

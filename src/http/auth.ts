@@ -34,15 +34,26 @@ export function caller(req: Pick<Request, 'res'>): Caller | undefined {
 }
 
 export const authenticate: RequestHandler = async (req, res, next) => {
-  const credentials = parseBasic(req.headers.authorization);
-  if (credentials === undefined) return next();
-  if (credentials === null) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
-  const who = await verify(req, credentials.login, credentials.password);
+  const who = await identify(req);
+  if (!who) return next();
   if (who.appPassword?.scope === 'read' && !READS.has(req.method))
     throw new ApiError(403, 'rest_forbidden', 'app_password_read_only');
-  res.locals.caller = { ...who, address: req.ip } satisfies Caller;
+  res.locals.caller = who;
   next();
 };
+
+/**
+ * Who sent a request, by its Basic credentials (undefined: none sent), with the checks and throttle of
+ * `authenticate` but no judgement of what the request does: the MCP endpoint (src/mcp/) learns its caller so, then
+ * each tool call is judged as the REST request it becomes.
+ */
+export async function identify(req: Request): Promise<Caller | undefined> {
+  const credentials = parseBasic(req.headers.authorization);
+  if (credentials === undefined) return undefined;
+  if (credentials === null) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
+  const who = await verify(req, credentials.login, credentials.password);
+  return { ...who, address: req.ip } satisfies Caller;
+}
 
 /** Before validation: 401 for anonymous callers, 403 for callers without the capability (`rest_forbidden`). */
 export function authorise(capability: Capability): RequestHandler {

@@ -8,9 +8,10 @@ import type { ErrorRequestHandler } from 'express';
 import { message } from '../i18n/messages';
 import { ApiError } from '../core/errors';
 import { translateValidatorError } from './validation-errors';
-import { requestLanguage } from './language';
+import { messageLanguage } from './language';
+import type { Language } from '../config';
 
-export function toWire(error: ApiError, language: ReturnType<typeof requestLanguage>): object {
+export function toWire(error: ApiError, language: Language): object {
   const data: Record<string, unknown> = { status: error.status, ...error.data };
   if (error.params) {
     data.params = Object.fromEntries(
@@ -30,7 +31,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (error.status === 429 && typeof error.data.retry_after === 'number')
     res.setHeader('Retry-After', String(error.data.retry_after));
   if (error.status === 412 && typeof error.data.etag === 'string') res.setHeader('ETag', error.data.etag);
-  res.status(error.status).json(toWire(error, requestLanguage(req)));
+  res.status(error.status).json(toWire(error, messageLanguage(req)));
 };
 
 function asApiError(err: unknown): ApiError {

@@ -11,7 +11,11 @@ export function createHttpServer(app: Express, options: http.ServerOptions = {})
   return http.createServer({ ...options, ...requestClasses(app) }, app);
 }
 
-function requestClasses(app: Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+/**
+ * The request and response classes of an app, for a server and for requests made in-process (src/mcp/dispatch.ts),
+ * which then run the app at the speed of a network request.
+ */
+export function requestClasses(app: Express): Required<Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>> {
   function IncomingMessage(this: http.IncomingMessage, socket: import('node:net').Socket) {
     http.IncomingMessage.call(this, socket);
   }

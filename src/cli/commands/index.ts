@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { register as appPassword } from './app-password';
 import { register as dump } from './dump';
 import { register as imports } from './import';
+import { register as mcp } from './mcp';
 import { register as user } from './user';
 
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [user, appPassword, imports, dump];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [user, appPassword, imports, dump, mcp];

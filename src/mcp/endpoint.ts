@@ -1,0 +1,77 @@
+/**
+ * `/mcp`: the Model Context Protocol over Streamable HTTP (stateless: each POST is a fresh server and transport, so
+ * any node answers any request, as for REST). Before the protocol: DNS rebinding protection (Host and Origin, D103),
+ * the service's body limit, and the REST authentication (HTTP Basic; wrong credentials are 401, repeated failures
+ * 429). Tool calls then run as REST requests through `app` (D101). The room's one entry for the HTTP side.
+ */
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { type Express, type Request, type RequestHandler, Router } from 'express';
+import { LANGUAGES } from '../config';
+import type { AppContext } from '../http/context';
+import { identify } from '../http/auth';
+import { dispatch } from './dispatch';
+import { acceptedLanguage, createMcpServer } from './server';
+import { generateTools, instructionsOf } from './tools';
+
+/** The headers of the MCP request that its REST requests carry too. */
+const FORWARDED = ['authorization', 'host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
+
+/** The `/mcp` router; `app` is the service itself, into which tool calls are dispatched. */
+export function mcpEndpoint(context: AppContext, app: () => Express): Router {
+  const { config, spec } = context;
+  const tools = generateTools(spec);
+  const instructions = instructionsOf(spec);
+  const router = Router();
+  router.use(hostHeaderValidation(config.mcpAllowedHosts), allowedOrigin(config.mcpAllowedHosts));
+  router.post('/', express.json({ limit: config.bodyLimit }), async (req, res) => {
+    const caller = await identify(req);
+    const server = createMcpServer({
+      tools,
+      instructions,
+      rest: (request) => dispatch(app(), request),
+      basePath: config.basePath,
+      caller,
+      headers: Object.fromEntries(FORWARDED.map((name) => [name, req.get(name)])),
+      request: {
+        remoteAddress: req.socket.remoteAddress,
+        encrypted: Boolean((req.socket as { encrypted?: boolean }).encrypted),
+        messageLanguage: acceptedLanguage(
+          req.get('accept-language'),
+          (...languages) => req.acceptsLanguages(...languages),
+          LANGUAGES,
+        ),
+      },
+      version: spec.document.info.version,
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  // stateless: no server-sent event stream to open and no session to end
+  router.all('/', (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+  });
+  return router;
+}
+
+/** A browser's `Origin`, when sent, must name an allowed host too (any port, as for `Host`). */
+function allowedOrigin(hosts: string[]): RequestHandler {
+  return (req: Request, res, next) => {
+    const origin = req.get('origin');
+    if (origin === undefined) return next();
+    let hostname: string | undefined;
+    try {
+      hostname = new URL(origin).hostname;
+    } catch {
+      hostname = undefined;
+    }
+    if (hostname && hosts.includes(hostname)) return next();
+    res.status(403).json({ jsonrpc: '2.0', error: { code: -32000, message: `Invalid Origin: ${origin}` }, id: null });
+  };
+}
