@@ -60,6 +60,7 @@ describe('the CLI command line', () => {
       'backup',
       'export',
       'import-dump',
+      'mcp',
     ]);
   });
 
