@@ -79,7 +79,8 @@ const KEYWORD_PROBLEMS: Record<string, (text: string) => ParamProblem> = {
   // the validator prints each allowed value as text, so `true` and `'true'` would both show as "true"
   enum: (text) => ['param_enum', { values: [...new Set(allowed(text).split(', '))].join(', ') || '…' }],
   // a WordPress-style boolean (schemas/Flag.yaml) spells its values as a case-blind pattern: name them instead
-  pattern: (text) => (text.includes(FLAG_PATTERN) ? ['param_enum', { values: 'true, false, 1, 0' }] : ['param_pattern']),
+  pattern: (text) =>
+    text.includes(FLAG_PATTERN) ? ['param_enum', { values: 'true, false, 1, 0' }] : ['param_pattern'],
   format: (text) => ['param_format', { format: /"([^"]+)"/.exec(text)?.[1] ?? 'value' }],
   oneOf: () => ['param_one_of'],
   anyOf: () => ['param_one_of'],

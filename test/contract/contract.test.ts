@@ -1,7 +1,7 @@
 /**
  * The contract run (runner.ts, docs/decisions.md D90) on every engine, with fixed settings so that a failure is
  * replayed by running this file again: CONTRACT_SEED (default 2023), CONTRACT_POSITIVE (positive requests per
- * operation, default 3) and CONTRACT_NEGATIVE (negative requests per operation at most, default 6) change them.
+ * operation, default 2) and CONTRACT_NEGATIVE (negative requests per operation at most, default 4) change them.
  */
 import { loadSpec } from '../../src/http/spec';
 import { startService, type TestService } from '../support/app';
@@ -10,8 +10,8 @@ import { ContractRun, type Settings } from './runner';
 
 const settings: Settings = {
   seed: Number(process.env.CONTRACT_SEED ?? 2023),
-  positive: Number(process.env.CONTRACT_POSITIVE ?? 3),
-  negative: Number(process.env.CONTRACT_NEGATIVE ?? 6),
+  positive: Number(process.env.CONTRACT_POSITIVE ?? 2),
+  negative: Number(process.env.CONTRACT_NEGATIVE ?? 4),
 };
 
 describe.each(ENGINES)('contract run on %s', (engine) => {

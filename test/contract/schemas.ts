@@ -55,7 +55,6 @@ export class Referee {
     new Ajv2020({ strict: false, allErrors: false, coerceTypes: 'array', validateFormats: true }),
   );
   private readonly compiled = new WeakMap<object, ValidateFunction>();
-  private readonly compiledText = new WeakMap<object, ValidateFunction>();
 
   accepts(schema: Schema, value: unknown): boolean {
     return this.validator(schema, this.strict, this.compiled)(structuredClone(value));
@@ -69,9 +68,7 @@ export class Referee {
 
   /** Whether the text form of a parameter (or its list of texts) is valid once read as the schema's type. */
   acceptsText(schema: Schema, value: string | string[]): boolean {
-    const holder = { value };
-    const wrapper = this.textWrapper(schema);
-    return wrapper(holder);
+    return this.textWrapper(schema)({ value });
   }
 
   private readonly wrappers = new WeakMap<object, ValidateFunction>();
