@@ -3,7 +3,8 @@
  * query parameters sent in object form (`a[b]=1`), which the validator cannot handle (before validation), and NUL
  * characters (PostgreSQL text cannot hold them) or nesting deeper than any field needs (per operation, after it).
  * Each is 400 `rest_invalid_param` naming the parameter. An empty list parameter (`include=`, `tags[]=`) is
- * dropped before validation: WordPress reads it as an empty list, which filters nothing (docs/decisions.md D93).
+ * dropped before validation: WordPress reads it as an empty list, which filters nothing (docs/decisions.md D93);
+ * one whose schema needs items (`minItems`, as `status`) is left to the validator.
  */
 import type { RequestHandler } from 'express';
 import { invalidParams, type ParamProblem } from '../core/errors';
@@ -31,7 +32,11 @@ export function requestGuard(spec: LoadedSpec): RequestHandler {
   const listNames = new Set(
     spec.operations.flatMap((op) =>
       op.parameters
-        .filter((p) => p.in === 'query' && (p.schema as { type?: unknown } | undefined)?.type === 'array')
+        .filter((p) => {
+          // a list that must have items (`status`) says so with `minItems`: its empty value stays a 400
+          const schema = (p.schema ?? {}) as { type?: unknown; minItems?: number };
+          return p.in === 'query' && schema.type === 'array' && !schema.minItems;
+        })
         .map((p) => p.name),
     ),
   );
