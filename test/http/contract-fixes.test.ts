@@ -123,7 +123,7 @@ describe.each(ENGINES)('contract fixes on %s', (engine) => {
     );
     for (const create of creates) {
       const links = Object.values(
-        ((create.definition.responses?.['201'] as OpenAPIV3_1.ResponseObject).links ?? {}) as Record<
+        ((create.definition.responses?.['201'] as OpenAPIV3_1.ResponseObject | undefined)?.links ?? {}) as Record<
           string,
           { operationId: string; parameters: Record<string, string> }
         >,
