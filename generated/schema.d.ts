@@ -1375,11 +1375,8 @@ export interface components {
         DateInput: string | number;
         /** @description A numeric id or a slug. */
         IdOrSlug: number | string;
-        /**
-         * @description A WordPress-style boolean: `true`/`false`, `1`/`0`, or those as strings.
-         * @enum {boolean|integer|string}
-         */
-        Flag: true | false | 1 | 0 | "true" | "false" | "1" | "0";
+        /** @description A WordPress-style boolean: `true`/`false` (in any case, as WordPress reads them), `1`/`0`, or those as strings. */
+        Flag: boolean | number | string;
         /** @description Paging fields shared by every list envelope. */
         ListLinks: {
             /**
@@ -2368,7 +2365,7 @@ export interface components {
         TagList: components["schemas"]["ListLinks"] & {
             tags: components["schemas"]["Tag"][];
         };
-        /** @description Fields of a tag write. */
+        /** @description Fields of a tag write. Tags are flat, as in the plugin: a tag has no `parent`, and sending one is `400 rest_taxonomy_not_hierarchical`. */
         TagWrite: {
             /** @description Name; unique among tags. */
             name?: string;
@@ -2376,8 +2373,6 @@ export interface components {
             description?: string;
             /** @description Slug; made from the name when omitted, and made unique. */
             slug?: string;
-            /** @description Tags are flat; sending a parent is `400 rest_taxonomy_not_hierarchical`. */
-            parent?: number | string;
         };
         TagCreate: components["schemas"]["TagWrite"] & {
             name: unknown;
@@ -2423,7 +2418,10 @@ export interface components {
             total_pages: number;
         };
         WebhookWrite: {
-            /** @example https://receiver.example.com/calendar */
+            /**
+             * Format: uri
+             * @example https://receiver.example.com/calendar
+             */
             url?: string;
             events?: components["schemas"]["WebhookEvents"];
             active?: boolean;
@@ -2765,15 +2763,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["AppPassword"][];
-            };
-        };
-        /** @description The new application password with its secret, shown this once. */
-        AppPasswordCreated: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["AppPasswordCreated"];
             };
         };
         /** @description Revoked: `{"deleted": true, "previous": …}` for one, `{"deleted": true, "count": N}` for all. */
@@ -5026,7 +5015,15 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["WebhookCreate"];
         responses: {
-            201: components["responses"]["WebhookOk"];
+            /** @description The subscription. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5285,7 +5282,15 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["AppPasswordCreate"];
         responses: {
-            201: components["responses"]["AppPasswordCreated"];
+            /** @description The new application password with its secret, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppPasswordCreated"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5374,7 +5379,15 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["AppPasswordCreate"];
         responses: {
-            201: components["responses"]["AppPasswordCreated"];
+            /** @description The new application password with its secret, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppPasswordCreated"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

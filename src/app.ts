@@ -5,7 +5,7 @@
  * authenticate and authorise first, then validate).
  */
 import express, { type Express, type RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type * as OpenApiValidator from 'express-openapi-validator';
 import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
 import { createRepresentationCache } from './cache/representations';
@@ -28,6 +28,7 @@ import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';
 import { useRequestLog } from './http/request-log';
 import { compileValidatorRoutesOnce } from './http/validator-routes';
+import { specValidator } from './http/validator';
 import { instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metrics';
 import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
@@ -102,18 +103,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
   compileValidatorRoutesOnce();
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: withServer(context, namespace),
-      // unknown query parameters are ignored, as WordPress ignores them (docs/decisions.md D26): a client of the
-      // plugin may send its own (cache busters, `_fields`, `_embed`) and must not be refused for them
-      validateRequests: { allowUnknownQueryParameters: true, coerceTypes: true, allErrors: true },
-      validateResponses: validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      $refParser: { mode: 'dereference' },
-      ignorePaths: (path: string) => !path.startsWith(namespace),
-    }),
-  );
+  app.use(specValidator(() => withServer(context, namespace), { namespace, validateResponses }));
   app.use(namespace, headAsGet.after);
   const idempotent = idempotentCreate(createdRenderers);
   for (const op of spec.operations) {
@@ -180,14 +170,14 @@ function withServer({ spec }: AppContext, namespace: string) {
  * Records the operation for shared plumbing (paging echoes its parameters), gives the handler its integer path
  * parameters as numbers (Express re-parses `req.params` per route, after the validator's coercion), and keeps only
  * the body fields the operation declares: unknown fields are ignored, as the plugin does, so no handler can act on
- * a field the spec does not have.
+ * a field the spec does not have (but for those it names as refused, D91).
  */
 function bindOperation(op: Operation): RequestHandler {
   const integers = op.parameters
     .filter((p) => p.in === 'path' && (p.schema as { type?: string } | undefined)?.type === 'integer')
     .map((p) => p.name);
   const queryIntegers = op.parameters.filter((p) => p.in === 'query' && takesIntegers(p.schema)).map((p) => p.name);
-  const declared = op.body && Object.keys(op.body.properties);
+  const declared = op.body && [...Object.keys(op.body.properties), ...op.body.refused];
   return (req, res, next) => {
     res.locals.operation = op;
     assertClean(op, req);

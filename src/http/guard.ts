@@ -2,7 +2,9 @@
  * Checks no schema can express, on the parameters the spec declares (undeclared ones are ignored, as everywhere):
  * query parameters sent in object form (`a[b]=1`), which the validator cannot handle (before validation), and NUL
  * characters (PostgreSQL text cannot hold them) or nesting deeper than any field needs (per operation, after it).
- * Each is 400 `rest_invalid_param` naming the parameter.
+ * Each is 400 `rest_invalid_param` naming the parameter. An empty list parameter (`include=`, `tags[]=`) is
+ * dropped before validation: WordPress reads it as an empty list, which filters nothing (docs/decisions.md D93);
+ * one whose schema needs items (`minItems`, as `status`) is left to the validator.
  */
 import type { RequestHandler } from 'express';
 import { invalidParams, type ParamProblem } from '../core/errors';
@@ -27,13 +29,32 @@ export function requestGuard(spec: LoadedSpec): RequestHandler {
   const queryNames = new Set(
     spec.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'query').map((p) => p.name)),
   );
+  const listNames = new Set(
+    spec.operations.flatMap((op) =>
+      op.parameters
+        .filter((p) => {
+          // a list that must have items (`status`) says so with `minItems`: its empty value stays a 400
+          const schema = (p.schema ?? {}) as { type?: unknown; minItems?: number };
+          return p.in === 'query' && schema.type === 'array' && !schema.minItems;
+        })
+        .map((p) => p.name),
+    ),
+  );
   return (req, _res, next) => {
     const problems: Record<string, ParamProblem> = {};
-    for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    const query = req.query as Record<string, unknown>;
+    const empty: string[] = [];
+    for (const [name, value] of Object.entries(query)) {
       if (!queryNames.has(name)) continue;
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) problems[name] = ['invalid_param'];
+      if (listNames.has(name) && [value].flat().every((item) => item === '')) empty.push(name);
     }
     if (Object.keys(problems).length) throw invalidParams(problems);
+    if (empty.length) {
+      // Express 5 parses `req.query` anew on every read: the validator and the handlers must see this one
+      const cleaned = Object.fromEntries(Object.entries(query).filter(([name]) => !empty.includes(name)));
+      Object.defineProperty(req, 'query', { value: cleaned, writable: true, configurable: true, enumerable: true });
+    }
     next();
   };
 }

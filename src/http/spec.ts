@@ -23,8 +23,12 @@ export interface Operation {
   definition: OpenAPIV3_1.OperationObject;
   /** Path-item and operation parameters, resolved. */
   parameters: OpenAPIV3_1.ParameterObject[];
-  /** The JSON body's top-level fields (following `allOf`), with the schema of each and which are required. */
-  body?: { properties: Record<string, OpenAPIV3_1.SchemaObject>; required: Set<string> };
+  /**
+   * The JSON body's top-level fields (following `allOf`), with the schema of each and which are required;
+   * `refused`: fields the spec leaves out on purpose but the service refuses by name when sent (`x-refused-fields`,
+   * a tag's `parent`, D91), so they must reach it.
+   */
+  body?: { properties: Record<string, OpenAPIV3_1.SchemaObject>; required: Set<string>; refused: string[] };
 }
 
 export interface LoadedSpec {
@@ -94,7 +98,8 @@ function bodyOf(document: OpenAPIV3_1.Document, definition: OpenAPIV3_1.Operatio
       properties[name] = { ...properties[name], ...(property as OpenAPIV3_1.SchemaObject) };
     }
   }
-  return { properties, required: new Set(parts.flatMap((s) => s.required ?? [])) };
+  const refused = parts.flatMap((s) => (s as { 'x-refused-fields'?: string[] })['x-refused-fields'] ?? []);
+  return { properties, required: new Set(parts.flatMap((s) => s.required ?? [])), refused };
 }
 
 /** Follows a local `$ref` (`#/components/...`) in the bundled document. */

@@ -76,12 +76,21 @@ const KEYWORD_PROBLEMS: Record<string, (text: string) => ParamProblem> = {
   maximum: (text) => ['param_maximum', { limit: number(text) }],
   minLength: (text) => ['param_min_length', { limit: number(text) }],
   maxLength: (text) => ['param_max_length', { limit: number(text) }],
-  enum: (text) => ['param_enum', { values: text.split(': ').slice(1).join(': ') || '…' }],
-  pattern: () => ['param_pattern'],
+  // the validator prints each allowed value as text, so `true` and `'true'` would both show as "true"
+  enum: (text) => ['param_enum', { values: [...new Set(allowed(text).split(', '))].join(', ') || '…' }],
+  // a WordPress-style boolean (schemas/Flag.yaml) spells its values as a case-blind pattern: name them instead
+  pattern: (text) =>
+    text.includes(FLAG_PATTERN) ? ['param_enum', { values: 'true, false, 1, 0' }] : ['param_pattern'],
   format: (text) => ['param_format', { format: /"([^"]+)"/.exec(text)?.[1] ?? 'value' }],
   oneOf: () => ['param_one_of'],
   anyOf: () => ['param_one_of'],
 };
+
+const FLAG_PATTERN = '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$';
+
+function allowed(text: string): string {
+  return text.split(': ').slice(1).join(': ');
+}
 
 function problem(item: ValidatorItem): ParamProblem {
   const keyword = (item.errorCode ?? '').replace('.openapi.validation', '');
