@@ -253,7 +253,7 @@ export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<str
     write('EventResponse', 'A published event: the first occurrence of a weekly series', tidy(read.body));
     const readJa = await call('get', `/events/${event.id}?i18n_language=ja`, undefined, { role: null });
     write('EventJapaneseResponse', 'The same event in Japanese (`?i18n_language=ja`)', tidy(readJa.body));
-    const ical = await call('get', `/events/${event.id}/ical`, undefined, { role: null, accept: 'text/calendar' });
+    const ical = await call('get', `/events/ical/${event.id}`, undefined, { role: null, accept: 'text/calendar' });
     write('EventCalendar', 'A weekly series as one VEVENT with its RRULE', tidy(ical.text));
 
     const list = await call('get', '/events?per_page=2&start_date=2027-07-01', undefined, { role: null });
@@ -264,7 +264,7 @@ export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<str
     write('EventListGermanResponse', 'A page of events in German (`?i18n_language=de`)', tidy(listDe.body));
     const feed = await call('get', '/events/ical?start_date=2027-07-01', undefined, { role: null });
     write('EventsCalendar', 'The feed of upcoming events', tidy(feed.text));
-    const occurrences = await call('get', `/events/${event.id}/occurrences?per_page=2`, undefined, {
+    const occurrences = await call('get', `/events/occurrences/${event.id}?per_page=2`, undefined, {
       role: null,
     });
     write(
@@ -274,7 +274,7 @@ export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<str
     );
 
     const patchBody = { cost: '€7.50', featured: true, recurrence_scope: 'following' };
-    const series = (await call('get', `/events/${event.id}/occurrences`, undefined, { role: null })).body.events;
+    const series = (await call('get', `/events/occurrences/${event.id}`, undefined, { role: null })).body.events;
     const third = series[2];
     await exchange('patch', `/events/${third.id}`, patchBody, {
       request: ['EventPatchRequest', 'A new cost from this occurrence on'],
@@ -386,7 +386,7 @@ export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<str
 
     // two answers too long to show whole: one route of the index, the head of the document
     const index = (await call('get', '/', undefined, { role: null })).body;
-    const route = `/${index.namespace}/events/(?P<id>\\d+)/ical`;
+    const route = `/${index.namespace}/events/ical/(?P<id>\\d+)`;
     write(
       'NamespaceIndexResponse',
       'One route of the index (the answer lists every route)',

@@ -173,7 +173,7 @@ describe.each(ENGINES)('the representation cache on %s', (engine) => {
       end_date: '2031-06-02 20:00',
       recurrence: { rrule: 'FREQ=WEEKLY;COUNT=4' },
     });
-    const occurrences = `events/${created.id}/occurrences?${WINDOW}`;
+    const occurrences = `events/occurrences/${created.id}?${WINDOW}`;
     const list = JSON.parse((await read(reference, `${NS}/${occurrences}`)).body);
     const last = list.events[list.events.length - 1].id;
     const seen: Seen[] = [[occurrences], [`events/${last}`], [`events?${WINDOW}&search=rehearsal`]];

@@ -104,7 +104,7 @@ describe.each(ENGINES)('import ics of our own feed on %s', (engine) => {
       recurrence: { rrule: 'FREQ=WEEKLY;COUNT=5', rdates: ['2027-11-20 09:00:00'], exdates: ['2027-10-21 10:00:00'] },
     });
     const occurrences = await http(service)
-      .get(`${NS}/events/${ids.series}/occurrences`)
+      .get(`${NS}/events/occurrences/${ids.series}`)
       .auth(...service.as('administrator'))
       .query({ start_date: '2027-10-01', end_date: '2027-12-31' });
     ids.detached = occurrences.body.events.find((o: WireEvent) => o.start_date.startsWith('2027-11-04')).id;
