@@ -67,7 +67,9 @@ describe.each(ENGINES)("the README's first steps on %s", (engine) => {
       .join('\n')
       .replaceAll('http://localhost:8080', `http://127.0.0.1:${port}`);
     expect(script).not.toContain('localhost');
+    // stdin from /dev/null: bash takes a socket on stdin for a remote shell and reads the system's bashrc (rshd mode)
     const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, DATABASE_URL: database.url },
