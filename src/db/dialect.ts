@@ -13,6 +13,11 @@ export function toNumber(value: unknown): number {
   return typeof value === 'number' ? value : Number(value ?? 0);
 }
 
+/** The rows of a `raw` query: an array on SQLite, a result with `rows` on PostgreSQL. */
+export function rawRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
 /** Booleans come back as 0/1 on SQLite and true/false on PostgreSQL. */
 export function toBoolean(value: unknown): boolean {
   return value === true || value === 1 || value === '1';

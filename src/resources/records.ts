@@ -80,20 +80,21 @@ export function linkedBytes<T extends LinkedType>(
   rows: LinkedRow[],
   withJsonLd: boolean,
 ): Promise<Buffer[]> {
-  const keys = async () =>
-    rows.map((row) => `${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}|${stampOf(row)}`);
+  const keys = async () => keyed(`${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}`, rows);
   return cachedBytes(reader, rows, keys, (missing) => renderLinked(reader, kind, missing, withJsonLd));
 }
 
 /** Categories or tags as the bytes of their JSON (a term's stamp moves with its count too). */
 export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<K>, rows: TermRow[]) {
-  const keys = async () => rows.map((row) => `${info.taxonomy}|${scopeOf(reader)}|${stampOf(row)}`);
+  const keys = async () => keyed(`${info.taxonomy}|${scopeOf(reader)}`, rows);
   return cachedBytes(reader, rows, keys, (missing) => renderTerms(reader, info, missing));
 }
 
 /** What every key holds: the language, and the root the URLs are built on. */
 const scopeOf = (reader: Reader) => `${reader.language}|${renderContext(reader.req).root}`;
-const stampOf = (row: { id: number; stamp: number }) => `${row.id}.${row.stamp}`;
+/** Keys of records that embed nothing that changes apart from them: the scope, then each one's id and stamp. */
+const keyed = (scope: string, rows: Array<{ id: number; stamp: number }>) =>
+  rows.map((row) => `${scope}|${row.id}.${row.stamp}`);
 
 /** The bytes of each row's representation: from the cache where held, else rendered and kept. */
 async function cachedBytes<R>(

@@ -2,7 +2,7 @@
 import type { components } from '../../../generated/schema';
 import type { Knex } from 'knex';
 import type { Db, Executor } from '../../db/types';
-import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
+import { isPostgres, rawRows, toBoolean, toNumber } from '../../db/dialect';
 
 /** A message type a subscription asks for (validated against the spec's enum when written), or `*`. */
 export type WebhookEvent = components['schemas']['WebhookEvents'][number];
@@ -198,7 +198,7 @@ async function dueIds(trx: Knex.Transaction, at: string, limit: number, lock: st
     order by d.id limit ? ${lock}`,
     [at, at, true, limit],
   );
-  const rows = (Array.isArray(result) ? result : result.rows) as Array<{ id: number | string }>;
+  const rows = rawRows<{ id: number | string }>(result);
   return { ids: rows.map((r) => toNumber(r.id)) };
 }
 

@@ -6,7 +6,7 @@
  * acknowledged write never names an entry rendered before it, on any node.
  */
 import type { Executor } from '../../db/types';
-import { isPostgres, toNumber } from '../../db/dialect';
+import { isPostgres, rawRows, toNumber } from '../../db/dialect';
 import { canRead, type Caller } from '../../users/roles';
 import type { RenderOptions as EventView } from './mapper';
 import type { EventRow } from './repository';
@@ -41,9 +41,7 @@ async function dependenciesOf(db: Executor, rows: EventRow[]): Promise<Dependenc
      select 'post', p.id, p.id, p.stamp, p.status, p.author_id from posts p where p.id in (${marks(list(posts))})`,
     [...ids, ...ids, ...ids, ...list(posts)],
   )) as unknown;
-  const rowsFound = (Array.isArray(found) ? found : (found as { rows: unknown[] }).rows) as Array<
-    Record<string, unknown>
-  >;
+  const rowsFound = rawRows<Record<string, unknown>>(found);
   return rowsFound.map((row) => ({
     kind: row.kind as Dependency['kind'],
     owner: toNumber(row.owner),
