@@ -31,6 +31,15 @@ module.exports = {
       to: { path: '^src/http/|^node_modules/express' },
     },
     {
+      name: 'only-handlers-see-requests',
+      comment:
+        'Below the handlers nothing sees a request: renderers, lists, caches, feeds and integrations take a Reader ' +
+        '(core/reader.ts), made from a request by http/reader.ts or from configuration when there is none.',
+      severity: 'error',
+      from: { path: '^src/(resources|cache|feeds|integrations)/', pathNot: '/handlers\\.ts$' },
+      to: { path: '^src/http/' },
+    },
+    {
       name: 'migrations-carry-what-they-need',
       comment: 'A migration means the same forever: it imports no live code (only Knex and the dialect helpers).',
       severity: 'error',

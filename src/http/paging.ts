@@ -23,7 +23,7 @@ export function paging(query: { page?: number; per_page?: number }): Paging {
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'audit';
+export type ListKey = 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'audit';
 
 /** A list page as the spec declares them all (`EventList`, `VenueList`…): the links and counts, the items at `K`. */
 export type ListBody<K extends ListKey, T> = components['schemas']['ListLinks'] & { [P in K]: T[] };

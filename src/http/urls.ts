@@ -1,12 +1,12 @@
 /** URLs the responses carry: the REST root of the request's host, and the public site for `url` fields. */
 import type { Request } from 'express';
+import { renderContextAt, type RenderContext } from '../core/reader';
+import { context } from './context';
 
 /** What URL building reads of a request (any typed request will do). */
 export type RequestLike = Pick<Request, 'protocol' | 'host' | 'get' | 'app' | 'originalUrl' | 'res'> & {
   query: object;
 };
-import { NAMESPACE } from '../config';
-import { context } from './context';
 
 /** `{base_url}`: scheme, host and BASE_PATH as the caller reached us. */
 export function baseUrl(req: RequestLike): string {
@@ -16,10 +16,15 @@ export function baseUrl(req: RequestLike): string {
 
 /** `{base_url}/calendar/events/v1`, no trailing slash. */
 export function restRoot(req: RequestLike): string {
-  return `${baseUrl(req)}/${NAMESPACE}`;
+  return renderContextOf(req).root;
 }
 
 /** PUBLIC_URL, defaulting to `{base_url}` (docs/decisions.md D2). */
 export function publicUrl(req: RequestLike): string {
-  return context(req).config.publicUrl ?? baseUrl(req);
+  return renderContextOf(req).site;
+}
+
+/** The URLs and settings records render with for this request. */
+export function renderContextOf(req: RequestLike): RenderContext {
+  return renderContextAt(context(req).config, baseUrl(req));
 }

@@ -9,7 +9,8 @@ import { toNumber, utcAt } from '../db/dialect';
 import { now } from '../domain/clock';
 import { ApiError, invalidParam } from '../core/errors';
 import type { Resource } from '../core/outbox';
-import { readRecord, type Reader, type WireRecord } from '../resources/records';
+import type { Reader } from '../core/reader';
+import { readRecord, type WireRecord } from '../resources/records';
 
 const CURSOR_VERSION = 'c1';
 
@@ -52,12 +53,12 @@ async function prunedThrough(db: Executor): Promise<number> {
 }
 
 export async function readChanges(
-  reader: Reader & { db: Db },
+  reader: Reader,
+  db: Db,
   config: Readonly<Config>,
   cursor: string | undefined,
   limit: number,
 ) {
-  const { db } = reader;
   await pruneChanges(db, config);
   const horizon = await prunedThrough(db);
   if (cursor === undefined) {

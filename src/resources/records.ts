@@ -1,24 +1,19 @@
 /**
- * One way to read a record as a caller sees it: the wire shape of its own GET route, translated into the reader's
- * language, with what it embeds. The handlers render their answers with it, the change feed and the webhooks read
- * records through it, so a record reads the same wherever it is seen.
+ * One renderer per kind of record, as a reader sees it: the wire shape of its own GET route, translated into the
+ * reader's language, with what it embeds. Single reads and every list (as cached bytes, the last step of
+ * core/lists.ts), the change feed, webhook messages and created records all render through here, so a record reads
+ * the same wherever it is seen.
  */
 import type { components } from '../../generated/schema';
-import type { Config, Language } from '../config';
-import type { Executor } from '../db/types';
+import type { Reader } from '../core/reader';
 import type { Resource } from '../core/outbox';
-import { caller } from '../http/auth';
-import { type AppContext, context } from '../http/context';
-import { requestLanguage } from '../http/language';
-import type { RequestLike } from '../http/urls';
-import { canRead, type Caller } from '../users/roles';
+import { canRead } from '../users/roles';
 import { unlocked } from './events/access';
 import { eventKeys } from './events/dependencies';
 import { loadRelations, toWireEvent } from './events/mapper';
 import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './linked/kinds';
-import { renderContext } from './posts/mapper';
 import { toWireTerm } from './terms/mapper';
 import { findTerm, type TermRow } from './terms/repository';
 import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './terms/taxonomies';
@@ -29,14 +24,6 @@ type Event = components['schemas']['Event'];
 /** A record in the wire shape of its own GET route. */
 export type WireRecord = Event | LinkedWire<LinkedType> | TermWire<TermKey>;
 
-/** Who reads, in which language, through which request (its host makes the URLs), on which connection. */
-export interface Reader {
-  req: RequestLike;
-  db: Executor;
-  caller: Caller | undefined;
-  language: Language;
-}
-
 /** How an event is shown: as a single read (with `json_ld`), and with its protected fields blanked. */
 export interface EventView {
   single?: boolean;
@@ -45,15 +32,14 @@ export interface EventView {
 
 /** Events in the wire shape; `view` is the same for all, or given per row. */
 export async function renderEvents(
-  { req, db, language, caller }: Reader,
+  { db, language, caller, render }: Reader,
   rows: EventRow[],
   view: EventView | ((row: EventRow) => EventView) = {},
 ): Promise<Event[]> {
   const translated = await translatePosts(db, rows, language);
   const relations = await loadRelations(db, translated, language, caller);
-  const ctx = renderContext(req);
   const viewOf = typeof view === 'function' ? view : () => view;
-  return translated.map((row, i) => toWireEvent(ctx, row, relations, viewOf(rows[i])));
+  return translated.map((row, i) => toWireEvent(render, row, relations, viewOf(rows[i])));
 }
 
 /**
@@ -91,7 +77,7 @@ export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<
 }
 
 /** What every key holds: the language, and the root the URLs are built on. */
-const scopeOf = (reader: Reader) => `${reader.language}|${renderContext(reader.req).root}`;
+const scopeOf = (reader: Reader) => `${reader.language}|${reader.render.root}`;
 /** Keys of records that embed nothing that changes apart from them: the scope, then each one's id and stamp. */
 const keyed = (scope: string, rows: Array<{ id: number; stamp: number }>) =>
   rows.map((row) => `${scope}|${row.id}.${row.stamp}`);
@@ -103,7 +89,7 @@ async function cachedBytes<R>(
   keys: () => Promise<string[]>,
   render: (missing: R[], positions: number[]) => Promise<unknown[]>,
 ): Promise<Buffer[]> {
-  const { cache } = context(reader.req);
+  const { cache } = reader;
   if (!rows.length) return [];
   return cache.fetch(cache.enabled ? await keys() : rows.map(() => ''), async (positions) => {
     const rendered = await render(
@@ -116,7 +102,7 @@ async function cachedBytes<R>(
 
 /** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */
 export async function renderLinked<T extends LinkedType>(
-  { req, db, language }: Reader,
+  { db, language, render }: Reader,
   kind: LinkedKind<T>,
   rows: LinkedRow[],
   withJsonLd: boolean,
@@ -126,28 +112,32 @@ export async function renderLinked<T extends LinkedType>(
     db,
     translated.flatMap((row) => (row.image_id === null ? [] : [row.image_id])),
   );
-  const ctx = renderContext(req);
-  return translated.map((row) => kind.toWire(ctx, row, images, withJsonLd));
+  return translated.map((row) => kind.toWire(render, row, images, withJsonLd));
 }
 
 /** Categories or tags in the wire shape. */
 export async function renderTerms<K extends TermKey>(
-  { req, db, language }: Reader,
+  { db, language, render }: Reader,
   info: TaxonomyInfo<K>,
   rows: TermRow[],
 ): Promise<TermWire<K>[]> {
-  return (await translateTerms(db, rows, language)).map((row) => toWireTerm(req, info, row));
+  return (await translateTerms(db, rows, language)).map((row) => toWireTerm(render, info, row));
 }
 
 const owned = (row: { author_id: number | null; status: string }) => ({ authorId: row.author_id, status: row.status });
 
+/** How each kind of record is read by id, as its single read shows it (a missing kind fails type-checking). */
+const READERS: Record<Resource, (reader: Reader, id: number) => Promise<WireRecord | undefined>> = {
+  event: (reader, id) => readEvent(reader, id),
+  venue: (reader, id) => readLinked(reader, VENUES, id),
+  organizer: (reader, id) => readLinked(reader, ORGANIZERS, id),
+  category: (reader, id) => readTerm(reader, CATEGORIES, id),
+  tag: (reader, id) => readTerm(reader, TAGS, id),
+};
+
 /** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
-export async function readRecord(reader: Reader, resource: Resource, id: number): Promise<WireRecord | undefined> {
-  if (resource === 'event') return readEvent(reader, id);
-  if (resource === 'venue' || resource === 'organizer') {
-    return readLinked(reader, resource === 'venue' ? VENUES : ORGANIZERS, id);
-  }
-  return readTerm(reader, resource === 'category' ? CATEGORIES : TAGS, id);
+export function readRecord(reader: Reader, resource: Resource, id: number): Promise<WireRecord | undefined> {
+  return READERS[resource](reader, id);
 }
 
 async function readEvent(reader: Reader, id: number): Promise<Event | undefined> {
@@ -180,31 +170,4 @@ async function readTerm<K extends TermKey>(
 ): Promise<TermWire<K> | undefined> {
   const row = await findTerm(reader.db, info.taxonomy, id);
   return row && (await renderTerms(reader, info, [row]))[0];
-}
-
-/** The site URL when no request names one: PUBLIC_URL, else the listening address (`localhost` for all addresses). */
-export function offlineSite(config: Readonly<Config>): string {
-  return config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
-}
-
-/**
- * What URL building needs when no request is at hand (webhook deliveries): the public site (PUBLIC_URL, else the
- * listening address) stands for the caller's host.
- */
-export function offlineRequest(context: AppContext): RequestLike {
-  const site = new URL(offlineSite(context.config));
-  return {
-    protocol: site.protocol.replace(/:$/, ''),
-    host: site.host,
-    get: () => undefined,
-    app: { locals: { context } },
-    originalUrl: '/',
-    res: undefined,
-    query: {},
-  } as unknown as RequestLike;
-}
-
-/** The reader of a request: its caller and language, on the service's database (or the transaction given). */
-export function readerOf(req: RequestLike, db: Executor = context(req).db): Reader {
-  return { req, db, caller: caller(req), language: requestLanguage(req) };
 }

@@ -7,15 +7,15 @@
 import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
-import { requestLanguage } from '../../http/language';
 import { lastModified } from '../../http/caching';
-import { renderContext } from '../../resources/posts/mapper';
+import { readerOf } from '../../http/reader';
+import { readList, type ListSource, type Representation } from '../../core/lists';
 import { translatePosts } from '../../resources/translations';
 import { loadRelations } from '../../resources/events/mapper';
 import { eventFilters, type EventListQuery } from '../../resources/events/list';
 import * as repo from '../../resources/events/repository';
 import * as access from '../../resources/events/access';
-import type { EventRow } from '../../resources/events/repository';
+import type { EventFilters, EventRow } from '../../resources/events/repository';
 import { calendarName, calendarText, toCalendarEvent } from './feed';
 import { feedItems, type FeedItem } from './series';
 import { globalIds } from '../../resources/posts/mapper';
@@ -23,48 +23,45 @@ import { globalIds } from '../../resources/posts/mapper';
 /** Feeds cover 30 days back to 12 months ahead unless the request names dates. */
 const FEED_WINDOW = { daysBack: 30, monthsAhead: 12 };
 
-type CalendarOp =
-  | 'listEvents'
-  | 'listEventsIcal'
-  | 'getEvent'
-  | 'getEventBySlug'
-  | 'getEventIcal'
-  | 'getEventBySlugIcal';
+/** The events list's filters over the feed's window, password-protected events left out (a feed carries no password). */
+const FEED: ListSource<EventListQuery, EventFilters, EventRow> = {
+  async filters({ db, config, caller: who, language }, q) {
+    return { ...(await eventFilters(db, config, who, q, language, undefined, FEED_WINDOW)), unprotected: true };
+  },
+  page: ({ db }, filters, { limit, offset }) => repo.listEvents(db, filters, limit, offset),
+};
+
 /** The calendar answer: text (`ICalendar`), also for the JSON reads that answer it when asked (src/routes.ts). */
 type CalendarResponse = TypedResponse<'listEventsIcal' | 'getEventIcal' | 'getEventBySlugIcal'>;
 
-/** Writes the calendar of `rows` (series as rules); its name is `name`, or the (translated) title of the first. */
-async function answer(
-  req: TypedRequest<CalendarOp>,
-  res: CalendarResponse,
-  rows: EventRow[],
-  name?: string,
-): Promise<void> {
-  const { db } = context(req);
-  const language = requestLanguage(req);
-  const who = caller(req);
-  const items = await feedItems(db, rows, who);
-  const originals = items.map((item) => item.row);
-  const translated = await translatePosts(db, originals, language);
-  const relations = await loadRelations(db, translated, language, who);
-  const ctx = renderContext(req);
-  // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
-  const textLanguage = (row: EventRow, i: number) =>
-    row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language;
-  const events = translated.map((row, i) => {
-    const { recurrence, recurrenceId, coverUntilUtc } = items[i];
-    // overrides share the series' UID
-    const uid = recurrenceId === undefined ? undefined : globalIds(ctx, seriesOf(items, i)).global_id;
-    return {
-      ...toCalendarEvent(ctx, row, relations),
-      language: textLanguage(row, i),
-      recurrence,
-      recurrenceId,
-      coverUntilUtc,
-      ...(uid ? { uid } : {}),
-    };
-  });
-  const body = calendarText(ctx, name ?? translated[0].title, events);
+/** The calendar of some events (series as rules), named `name` or after the (translated) title of the first. */
+function calendarOf(name?: string): Representation<unknown, EventRow, string> {
+  return async ({ db, language, caller: who, render }, rows) => {
+    const items = await feedItems(db, rows, who);
+    const originals = items.map((item) => item.row);
+    const translated = await translatePosts(db, originals, language);
+    const relations = await loadRelations(db, translated, language, who);
+    // LANGUAGE names the language the texts are in: the request's when the event has a translation, else its own
+    const textLanguage = (row: EventRow, i: number) =>
+      row.title !== originals[i].title || row.content !== originals[i].content ? language : row.language;
+    const events = translated.map((row, i) => {
+      const { recurrence, recurrenceId, coverUntilUtc } = items[i];
+      // overrides share the series' UID
+      const uid = recurrenceId === undefined ? undefined : globalIds(render, seriesOf(items, i)).global_id;
+      return {
+        ...toCalendarEvent(render, row, relations),
+        language: textLanguage(row, i),
+        recurrence,
+        recurrenceId,
+        coverUntilUtc,
+        ...(uid ? { uid } : {}),
+      };
+    });
+    return calendarText(render, name ?? translated[0].title, events);
+  };
+}
+
+function sendCalendar(res: CalendarResponse, body: string): void {
   res.status(200).type('text/calendar; charset=utf-8').send(body);
 }
 
@@ -78,12 +75,11 @@ export async function sendEventListCalendar(
   req: TypedRequest<'listEvents' | 'listEventsIcal'>,
   res: CalendarResponse,
 ): Promise<void> {
-  const { db, config } = context(req);
-  const language = requestLanguage(req);
+  const reader = readerOf(req);
   const query = req.query as EventListQuery;
-  const filters = await eventFilters(db, config, caller(req), query, language, undefined, FEED_WINDOW);
-  const { rows } = await repo.listEvents(db, { ...filters, unprotected: true }, config.icalMaxEvents, 0);
-  await answer(req, res, rows, calendarName(query, language));
+  const window = { limit: reader.config.icalMaxEvents, offset: 0 };
+  const calendar = calendarOf(calendarName(query, reader.language));
+  sendCalendar(res, (await readList(reader, FEED, query, window, calendar)).body);
 }
 
 export async function sendEventCalendar(
@@ -95,7 +91,7 @@ export async function sendEventCalendar(
     'id' in req.params ? await access.eventById(db, req.params.id) : await access.eventBySlug(db, req.params.slug);
   access.assertReadable(row, caller(req), undefined); // a password-protected event is 403 here: feeds carry no password
   lastModified(res, row.modified_utc);
-  await answer(req, res, [row]);
+  sendCalendar(res, await calendarOf()(readerOf(req), [row], undefined));
 }
 
 export const icalHandlers = {

@@ -11,8 +11,8 @@ import { fromLocal, fromUtc } from '../../domain/dates';
 import { htmlToText } from '../../domain/html';
 import type { EventRow } from '../../resources/events/repository';
 import type { EventWrite } from '../../resources/events/service';
-import { globalPrefix, parseGlobalId } from '../../resources/posts/mapper';
-import { offlineSite } from '../../resources/records';
+import { globalPrefix, offlineSite } from '../../core/reader';
+import { parseGlobalId } from '../../resources/posts/mapper';
 import type { IcsImportOptions } from './options';
 
 /** The global-id prefixes of this site, lower-cased (hosts are case-insensitive). */

@@ -5,12 +5,16 @@
  * by `webhook-id`). The same loop prunes the change feed and the delivery log.
  */
 import type { Logger } from 'pino';
-import type { AppContext } from '../../http/context';
+import type { Db } from '../../db/types';
+import type { Config } from '../../config';
+import type { RepresentationCache } from '../../cache/representations';
+import type { Metrics } from '../../metrics/registry';
+import { offlineReader } from '../../core/reader';
 import { utcAt, utcNow } from '../../db/dialect';
 import { now } from '../../domain/clock';
 import { pruneChanges } from '../changes';
 import type { Resource } from '../../core/outbox';
-import { offlineRequest, readRecord } from '../../resources/records';
+import { readRecord } from '../../resources/records';
 import * as repo from './repository';
 import { openSecret, signatureHeader } from './signing';
 import { post, type AttemptResult } from './transport';
@@ -19,13 +23,22 @@ import { countDelivery } from './metrics';
 const BATCH = 20;
 const PRUNE_EVERY_MS = 60_000;
 
+/** What a dispatcher works with (the app's context is one). */
+export interface DispatcherContext {
+  db: Db;
+  config: Readonly<Config>;
+  metrics: Metrics;
+  /** Messages render records as anonymous readers do (src/cache/). */
+  cache: RepresentationCache;
+}
+
 export interface Dispatcher {
   /** One pass: claim what is due and deliver it (tests call it to step the dispatcher). */
   tick(): Promise<number>;
   stop(): Promise<void>;
 }
 
-export function startDispatcher(context: AppContext, logger: Logger, { loop = true } = {}): Dispatcher {
+export function startDispatcher(context: DispatcherContext, logger: Logger, { loop = true } = {}): Dispatcher {
   let stopped = false;
   let lastPrune = 0;
   let running: Promise<unknown> = Promise.resolve();
@@ -69,18 +82,13 @@ export function startDispatcher(context: AppContext, logger: Logger, { loop = tr
 }
 
 /** The body of a message: fixed at its first attempt, so that every retry sends (and signs) the same bytes. */
-async function payloadOf(context: AppContext, d: repo.DeliveryRow): Promise<string> {
+async function payloadOf(context: DispatcherContext, d: repo.DeliveryRow): Promise<string> {
   if (d.payload !== null) return d.payload;
   const timestamp = `${d.created_utc.replace(' ', 'T')}Z`;
   let data: object;
   if (d.resource === null || d.record_id === null) data = { webhook_id: d.webhook_id };
   else {
-    const reader = {
-      req: offlineRequest(context),
-      db: context.db,
-      caller: undefined,
-      language: context.config.defaultLanguage,
-    };
+    const reader = offlineReader(context);
     const record = d.type.endsWith('.deleted')
       ? undefined
       : await readRecord(reader, d.resource as Resource, d.record_id);
@@ -91,7 +99,7 @@ async function payloadOf(context: AppContext, d: repo.DeliveryRow): Promise<stri
   return payload;
 }
 
-function secretsOf(context: AppContext, hook: repo.WebhookRow): string[] {
+function secretsOf(context: DispatcherContext, hook: repo.WebhookRow): string[] {
   const key = context.config.webhookSecretKey;
   const secrets = [openSecret(hook.secret, key)];
   if (hook.previous_secret && hook.previous_secret_until_utc && hook.previous_secret_until_utc > utcNow()) {
@@ -100,7 +108,7 @@ function secretsOf(context: AppContext, hook: repo.WebhookRow): string[] {
   return secrets;
 }
 
-async function deliver(context: AppContext, d: repo.DeliveryRow & { webhook: repo.WebhookRow }): Promise<void> {
+async function deliver(context: DispatcherContext, d: repo.DeliveryRow & { webhook: repo.WebhookRow }): Promise<void> {
   const { config } = context;
   const body = await payloadOf(context, d);
   const timestamp = Math.floor(now().getTime() / 1000);
@@ -122,7 +130,7 @@ const succeeded = (r: AttemptResult) => r.error === null && r.status !== null &&
  * Logs the attempt, then: done, another try later (the retry schedule), or given up; disables a hook failing too long.
  */
 async function record(
-  context: AppContext,
+  context: DispatcherContext,
   d: repo.DeliveryRow & { webhook: repo.WebhookRow },
   attemptedUtc: string,
   result: AttemptResult,

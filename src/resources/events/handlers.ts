@@ -2,8 +2,8 @@
 import type { HandlerTable, TypedRequest, TypedResponse } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
-import { requestLanguage } from '../../http/language';
-import { paging, SerialisedItems, sendList } from '../../http/paging';
+import { answerList } from '../../http/lists';
+import { readerOf, writerOf } from '../../http/reader';
 import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
@@ -11,13 +11,12 @@ import { precondition } from '../../http/preconditions';
 import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
 import type { Caller } from '../../users/roles';
-import { eventBytes, readerOf, renderEvents, type EventView } from '../records';
-import { withModifiedRange } from '../posts/modified';
+import { eventBytes, renderEvents, type EventView } from '../records';
 import * as series from '../series/service';
 import { seriesIdOf } from '../series/wire';
-import { assertReadable, eventById, eventBySlug, unlocked } from './access';
-import { eventFilters } from './list';
-import type { EventFilters, EventRow } from './repository';
+import { assertReadable, eventById, eventBySlug } from './access';
+import { EVENT_LIST, eventListBytes } from './list';
+import type { EventRow } from './repository';
 import type { components } from '../../../generated/schema';
 import * as repo from './repository';
 import * as service from './service';
@@ -47,25 +46,8 @@ const renderCreated: RenderCreated<Event> = async (req, id) => {
   return row && (await renderEvents(readerOf(req), [row]))[0];
 };
 
-/**
- * A page of events (`GET /events`, `/events/occurrences/{id}`). Reads never materialise: open-ended series list as far
- * as the daily job has extended them (RECURRENCE_HORIZON_MONTHS ahead, D65), whatever window is asked.
- */
-async function sendEvents(
-  req: Req<'listEvents' | 'listEventOccurrences'>,
-  res: Res<'listEvents' | 'listEventOccurrences'>,
-  filters: EventFilters,
-  password: string | undefined,
-  path?: string,
-): Promise<void> {
-  const { db } = context(req);
-  const who = caller(req);
-  const page = paging(req.query);
-  const found = await repo.listEvents(db, filters, page.perPage, page.offset);
-  const view = (row: EventRow) => ({ blanked: !unlocked(row, who, password) });
-  const items = new SerialisedItems(await eventBytes(readerOf(req), found.rows, view));
-  sendList(req, res, { key: 'events', items, total: found.total, paging: page, path });
-}
+/** `GET /events`; reads never materialise: open-ended series list as far as the daily job extended them (D65). */
+const EVENTS = { source: EVENT_LIST, represent: eventListBytes, key: 'events' } as const;
 
 /** `recurrence_scope` from the query, else the body. */
 function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefined {
@@ -74,26 +56,28 @@ function scopeOf(req: { query: object; body?: unknown }): series.Scope | undefin
   return series.assertScope(fromQuery ?? fromBody);
 }
 
-/** Who writes: the authenticated caller, in the request's language. */
-const writer = (req: Req<keyof HandlerTable>) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
-
 const handlers = {
   async list(req: Req<'listEvents'>, res: Res<'listEvents'>) {
-    const { db, config } = context(req);
-    const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
-    await sendEvents(req, res, withModifiedRange(filters, req.query, config.siteTimezone), req.query.password);
+    await answerList(req, res, EVENTS);
   },
+  /** The events of a series: the list, restricted to the series (`seriesIdOf` a series event or an occurrence). */
   async occurrences(req: Req<'listEventOccurrences'>, res: Res<'listEventOccurrences'>) {
-    const { db, config } = context(req);
+    const { db } = context(req);
     const row = await eventById(db, req.params.id);
-    const filters = await eventFilters(db, config, caller(req), req.query, requestLanguage(req));
     const seriesId = await seriesIdOf(db, row.id);
-    await sendEvents(req, res, { ...filters, seriesId }, req.query.password, `events/occurrences/${row.id}`);
+    const source = {
+      ...EVENT_LIST,
+      filters: async (...args: Parameters<typeof EVENT_LIST.filters>) => ({
+        ...(await EVENT_LIST.filters(...args)),
+        seriesId,
+      }),
+    };
+    await answerList(req, res, { ...EVENTS, source }, `events/occurrences/${row.id}`);
   },
   async create(req: Req<'createEvent'>, res: Res<'createEvent'>) {
     const onCreated = (trx: Parameters<typeof claimCreated>[0], id: number) =>
       claimCreated(trx, req, { type: 'event', id });
-    const id = await service.createEvent(context(req), writer(req), req.body, onCreated);
+    const id = await service.createEvent(context(req), writerOf(req), req.body, onCreated);
     await sendCreated(req, res, { type: 'event', id }, renderCreated);
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Res<'getEvent' | 'getEventBySlug'>) {
@@ -107,7 +91,7 @@ const handlers = {
     const { db } = context(req);
     const row = await target(req);
     const expect = precondition(req);
-    const written = await service.updateEvent(context(req), writer(req), row, req.body ?? {}, {
+    const written = await service.updateEvent(context(req), writerOf(req), row, req.body ?? {}, {
       scope: scopeOf(req),
       expect,
     });

@@ -11,14 +11,17 @@ import { now as clockNow } from '../../domain/clock';
 import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/dates';
 import { ApiError, invalidParam } from '../../core/errors';
 import { isTrue, isTruthyText } from '../../core/flags';
+import type { ListSource, Representation } from '../../core/lists';
 import { can, type Caller } from '../../users/roles';
+import { eventBytes } from '../records';
+import { withModifiedRange } from '../posts/modified';
 import { eventExists, existingIds } from '../posts/repository';
 import { roundCoordinate } from '../../domain/geo';
 import { listStatuses, whereReadable } from '../posts/rules';
 import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
-import { venueIdsNear, type EventFilters } from './repository';
+import { listEvents, venueIdsNear, type EventFilters, type EventRow } from './repository';
 import { prepareSearch } from '../../search/predicate';
-import { unlockedRule } from './access';
+import { unlocked, unlockedRule } from './access';
 
 export type EventListQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
@@ -32,6 +35,22 @@ export interface DefaultWindow {
 }
 
 const LIST_WINDOW: DefaultWindow = { daysBack: 1, monthsAhead: 24 };
+
+/** The filters of an events list, and the password the request sent (the events it opens show every field). */
+export type EventListFilters = EventFilters & { password?: string };
+
+/** `GET /events` and a series' occurrences: the list query's pages. */
+export const EVENT_LIST: ListSource<EventListQuery, EventListFilters, EventRow> = {
+  async filters({ db, config, caller, language }, q) {
+    const filters = await eventFilters(db, config, caller, q, language);
+    return { ...withModifiedRange(filters, q, config.siteTimezone), password: q.password };
+  },
+  page: ({ db }, filters, { limit, offset }) => listEvents(db, filters, limit, offset),
+};
+
+/** Each event of a page as the bytes of its JSON, protected fields blanked unless the caller or password opens them. */
+export const eventListBytes: Representation<EventListFilters, EventRow, Buffer[]> = (reader, rows, { password }) =>
+  eventBytes(reader, rows, (row) => ({ blanked: !unlocked(row, reader.caller, password) }));
 
 export async function eventFilters(
   db: Executor,

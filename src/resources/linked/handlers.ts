@@ -3,8 +3,9 @@ import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { caller } from '../../http/auth';
 import { context } from '../../http/context';
-import { requestLanguage } from '../../http/language';
-import { paging, SerialisedItems, sendList, type ListBody } from '../../http/paging';
+import { answerList } from '../../http/lists';
+import type { ListBody } from '../../http/paging';
+import { readerOf, writerOf } from '../../http/reader';
 import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
@@ -13,10 +14,9 @@ import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } 
 import { claimCreated } from '../../http/idempotency';
 import type { OnCreated } from '../../core/write';
 import type { Caller } from '../../users/roles';
-import { linkedBytes, readerOf, renderLinked } from '../records';
+import { linkedBytes, renderLinked } from '../records';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './kinds';
-import { listLinked } from './repository';
-import { withModifiedRange } from '../posts/modified';
+import { linkedList, linkedListBytes } from './list';
 import * as service from './service';
 
 type Op<V extends keyof HandlerTable, O extends keyof HandlerTable> = TypedRequest<V | O>;
@@ -47,27 +47,16 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
     const row = (await kind.load(context(req).db, [id])).get(id);
     return row && (await wire(req, [row], false))[0];
   };
-  const writer = (req: AnyReq) => ({ caller: caller(req) as Caller, language: requestLanguage(req) });
+  const list = { source: linkedList(kind), represent: linkedListBytes(kind), key: kind.plural };
   return {
     renderCreated,
     async list(req: Op<'listVenues', 'listOrganizers'>, res: Page) {
-      const { db, config } = context(req);
-      const page = paging(req.query);
-      const filters = withModifiedRange(
-        await service.linkedFilters(db, kind, caller(req), req.query, requestLanguage(req)),
-        req.query,
-        config.siteTimezone,
-      );
-      const { ids, total } = await listLinked(db, kind, filters, page.perPage, page.offset);
-      const rows = await kind.load(db, ids);
-      const found = ids.map((id) => rows.get(id) as LinkedRow);
-      const items = new SerialisedItems(await linkedBytes(readerOf(req), kind, found, false));
-      sendList(req, res, { key: kind.plural, items, total, paging: page });
+      await answerList(req, res, list);
     },
     async create(req: Op<'createVenue', 'createOrganizer'>, res: One) {
       const created = (id: number): Created => ({ type: kind.type, id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
-      const id = await service.createLinked(context(req), kind, writer(req), req.body, onCreated);
+      const id = await service.createLinked(context(req), kind, writerOf(req), req.body, onCreated);
       await sendCreated(req, res, created(id), renderCreated);
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: One) {
@@ -79,7 +68,7 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
     async update(req: AnyReq, res: One) {
       const row = await target(req);
       const body = (req.body ?? {}) as service.LinkedWrite;
-      await service.updateLinked(context(req), kind, writer(req), row, body, precondition(req));
+      await service.updateLinked(context(req), kind, writerOf(req), row, body, precondition(req));
       await writtenRecord(req, res, 'posts', row.id);
       await send(req, res, row.id);
     },

@@ -1,30 +1,11 @@
 /** Wire fields every post-like record shares: ids, author, status, publication times, URLs, global ids. */
-import type { Config } from '../../config';
 import { formatLocal, fromUtc } from '../../domain/dates';
 import { autop } from '../../domain/html';
-import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
-import { context } from '../../http/context';
+import type { RenderContext } from '../../core/reader';
 import { toWireImage, type ImageRow } from '../images/images';
 import type { PostRow, PostType } from './repository';
 
-/** What mapping needs of the request, computed once per response. */
-export interface RenderContext {
-  root: string;
-  site: string;
-  config: Readonly<Config>;
-  /** `host/path` of the site, the prefix of global ids. */
-  globalPrefix: string;
-}
-
-export function renderContext(req: RequestLike): RenderContext {
-  const site = publicUrl(req);
-  return { root: restRoot(req), site, config: context(req).config, globalPrefix: globalPrefix(site) };
-}
-
-/** The prefix of a site's global ids (and feed UIDs): its URL without the scheme, `host[:port][/path]`. */
-export function globalPrefix(site: string): string {
-  return site.replace(/^https?:\/\//, '');
-}
+export type { RenderContext };
 
 const PUBLIC_PATHS: Record<PostType, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
 

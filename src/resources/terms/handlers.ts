@@ -2,8 +2,9 @@
 import type { Response } from 'express';
 import type { HandlerTable, TypedRequest } from '../../http/handler';
 import { context } from '../../http/context';
-import { requestLanguage } from '../../http/language';
-import { paging, SerialisedItems, sendList, type ListBody } from '../../http/paging';
+import { answerList } from '../../http/lists';
+import type { ListBody } from '../../http/paging';
+import { readerOf, writerOf } from '../../http/reader';
 import { sendJsonBytes } from '../../http/json-bytes';
 import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
@@ -14,8 +15,9 @@ import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 import * as service from './service';
 import { findTerm, type TermRow } from './repository';
-import { readerOf, renderTerms, termBytes } from '../records';
+import { renderTerms, termBytes } from '../records';
 import type { OnCreated } from '../../core/write';
+import type { Reader } from '../../core/reader';
 import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './taxonomies';
 
 type Req<C extends keyof HandlerTable, T extends keyof HandlerTable> = TypedRequest<C | T>;
@@ -30,10 +32,11 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
   const wire = (req: Req<keyof HandlerTable, keyof HandlerTable>, rows: TermRow[]) =>
     renderTerms(readerOf(req), info, rows);
   const one = async (req: Req<keyof HandlerTable, keyof HandlerTable>, row: TermRow) => (await wire(req, [row]))[0];
-  const writer = (req: Req<keyof HandlerTable, keyof HandlerTable>) => ({
-    caller: caller(req) as Caller,
-    language: requestLanguage(req),
-  });
+  const list = {
+    source: service.termList(info),
+    represent: (reader: Reader, rows: TermRow[]) => termBytes(reader, info, rows),
+    key: info.key,
+  };
   /** The term as its create answers it (as every single read does). */
   const renderCreated: RenderCreated<TermWire<K>> = async (req, id) => {
     const row = await findTerm(context(req).db, info.taxonomy, id);
@@ -42,15 +45,12 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
   return {
     renderCreated,
     async list(req: Req<'listCategories', 'listTags'>, res: Response<ListBody<K, TermWire<K>>>) {
-      const page = paging(req.query);
-      const { rows, total } = await service.listTerms(context(req).db, info, req.query, page, requestLanguage(req));
-      const items = new SerialisedItems(await termBytes(readerOf(req), info, rows));
-      sendList(req, res, { key: info.key, items, total, paging: page });
+      await answerList(req, res, list);
     },
     async create(req: Req<'createCategory', 'createTag'>, res: One) {
       const created = (id: number): Created => ({ type: resourceOf(info), id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
-      const term = await service.createTerm(context(req), info, writer(req), req.body, onCreated);
+      const term = await service.createTerm(context(req), info, writerOf(req), req.body, onCreated);
       await sendCreated(req, res, created(term.id), renderCreated);
     },
     async get(req: Req<'getCategory', 'getTag'>, res: One) {
@@ -63,7 +63,7 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
       res: One,
     ) {
       const body = req.body ?? {};
-      const term = await service.updateTerm(context(req), info, writer(req), req.params.id, body, precondition(req));
+      const term = await service.updateTerm(context(req), info, writerOf(req), req.params.id, body, precondition(req));
       await writtenRecord(req, res, 'terms', term.id);
       // read again after the tag: the row the write returned may be older than the data version the tag names
       res.json(await one(req, (await findTerm(context(req).db, info.taxonomy, term.id)) ?? term));

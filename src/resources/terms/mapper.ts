@@ -1,6 +1,6 @@
 /** Term rows to the wire: the shape of the category and tag routes (docs/compatibility.md §1.4b). */
 import type { components } from '../../../generated/schema';
-import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
+import type { RenderContext } from '../../core/reader';
 import type { TermRow } from './repository';
 import type { TaxonomyInfo, TermKey, TermWire } from './taxonomies';
 
@@ -8,13 +8,13 @@ type Category = components['schemas']['Category'];
 type Tag = components['schemas']['Tag'];
 type TermUrls = components['schemas']['TermUrls'];
 
-export function termUrls(req: RequestLike, info: TaxonomyInfo, row: Pick<TermRow, 'id' | 'parent'>): TermUrls {
-  const collection = `${restRoot(req)}/${info.key}`;
+export function termUrls(ctx: RenderContext, info: TaxonomyInfo, row: Pick<TermRow, 'id' | 'parent'>): TermUrls {
+  const collection = `${ctx.root}/${info.key}`;
   return { self: `${collection}/${row.id}`, collection, ...(row.parent ? { up: `${collection}/${row.parent}` } : {}) };
 }
 
 /** A category (`hierarchical`) or a tag, as the taxonomy's own routes answer it. */
-export function toWireTerm<K extends TermKey>(req: RequestLike, info: TaxonomyInfo<K>, row: TermRow): TermWire<K> {
+export function toWireTerm<K extends TermKey>(ctx: RenderContext, info: TaxonomyInfo<K>, row: TermRow): TermWire<K> {
   const base = {
     id: row.id,
     count: row.count,
@@ -22,8 +22,8 @@ export function toWireTerm<K extends TermKey>(req: RequestLike, info: TaxonomyIn
     name: row.name,
     slug: row.slug,
   };
-  const url = `${publicUrl(req)}/${info.publicPath}/${row.slug}/`;
-  const urls = termUrls(req, info, row);
+  const url = `${ctx.site}/${info.publicPath}/${row.slug}/`;
+  const urls = termUrls(ctx, info, row);
   const term: Category | Tag = info.hierarchical
     ? { ...base, taxonomy: 'tribe_events_cat', parent: row.parent, meta: [], url, urls }
     : { ...base, taxonomy: 'post_tag', meta: [], url, urls };

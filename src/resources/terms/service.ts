@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex';
 import type { components, operations } from '../../../generated/schema';
-import type { Db, Executor } from '../../db/types';
+import type { Executor } from '../../db/types';
+import type { ListSource } from '../../core/lists';
 import { lockFor } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../core/errors';
 import type { Precondition } from '../../core/preconditions';
@@ -12,7 +13,6 @@ import { changes as diff } from '../../core/audit';
 import { termResource } from '../../core/outbox';
 import { type OnCreated, type Services, type Write, type Writer, write } from '../../core/write';
 import type { Caller } from '../../users/roles';
-import type { Paging } from '../../http/paging';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
 import { isTrue } from '../../core/flags';
 import { makeSlug } from '../../domain/slugs';
@@ -33,14 +33,12 @@ export async function getTerm(db: Executor, info: TaxonomyInfo, id: number): Pro
   return term;
 }
 
-export async function listTerms(
-  db: Db,
-  info: TaxonomyInfo,
-  query: TermListQuery,
-  { perPage, offset }: Paging,
-  language: string,
-) {
-  return repo.listTerms(db, info.taxonomy, await filters(db, info, query, language), perPage, offset);
+/** `GET /categories` and `GET /tags` as lists of the kernel's pipeline (core/lists.ts). */
+export function termList(info: TaxonomyInfo): ListSource<TermListQuery, TermFilters, TermRow> {
+  return {
+    filters: ({ db, language }, query) => filters(db, info, query, language),
+    page: ({ db }, found, { limit, offset }) => repo.listTerms(db, info.taxonomy, found, limit, offset),
+  };
 }
 
 const ORDERS: Record<string, TermOrder> = {
@@ -56,7 +54,7 @@ const ORDERS: Record<string, TermOrder> = {
   none: 'id',
 };
 
-async function filters(db: Db, info: TaxonomyInfo, query: TermListQuery, language: string): Promise<TermFilters> {
+async function filters(db: Executor, info: TaxonomyInfo, query: TermListQuery, language: string): Promise<TermFilters> {
   const known = async (name: 'include' | 'exclude', refs?: Array<number | string>) => {
     if (!refs) return undefined;
     const { ids, unknown } = await repo.resolveTermRefs(db, info.taxonomy, refs);
