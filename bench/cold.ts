@@ -1,5 +1,5 @@
 /**
- * The "cold" variant (issue 22): the filtered list queries of the bench, each request a query the service has not
+ * The "cold" variant (D108): the filtered list queries of the bench, each request a query the service has not
  * seen before, sent one at a time on an otherwise idle service with its cache off. Event lists move the start of
  * their window by one second per request (`strict_dates`, so the second counts): a new page and a new exact total
  * every time. `GET /venues` and `GET /organizers` have no window; they change `per_page` (then `page`) instead.

@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/mcp.ts` (or `BENCH_MCP=1 npm run bench`): the MCP endpoint against the REST call it mirrors
- * (issue 24). On a seeded database of BENCH_MCP_EVENTS events (10 000; never run it at a million), with the built
+ * (D100–D104). On a seeded database of BENCH_MCP_EVENTS events (10 000; never run it at a million), with the built
  * server as a child process: the `list_events` tool with a search over Streamable HTTP against
  * `GET /events?search=` with the same credentials, measured alternately with autocannon in the same run (the cost
  * ratio is REST's requests per second over MCP's; target ≤ 1.5), then 100 concurrent MCP sessions (the SDK's client:

@@ -1,5 +1,5 @@
 /**
- * The `mix` scenario (issue 22): anonymous reads of at least 2 000 distinct URLs with a Zipf-like popularity, and,
+ * The `mix` scenario (D105): anonymous reads of at least 2 000 distinct URLs with a Zipf-like popularity, and,
  * from an authenticated connection at the same time, one write in every `writeEvery` requests that changes what some
  * of those URLs return. Around every write, the changed record is read (in the three languages of the mix, and
  * through a filtered list) from the node that did not take the write (the same node when there is only one): before

@@ -632,7 +632,7 @@ function table(engine: Engine, size: SizeResult): string {
   return lines.join('\n');
 }
 
-/** The issue's targets (issues 10 and 22): [SQLite, PostgreSQL]. Ratios are to the stock Express route. */
+/** The targets set for the service: [SQLite, PostgreSQL]. Ratios are to the stock Express route. */
 const TARGETS = {
   single: [75, 50],
   notModified: [100, 75],

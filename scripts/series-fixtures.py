@@ -4,7 +4,7 @@
 Run with Debian's Python (`apt-get install -y python3-dateutil`; `/usr/bin/python3 scripts/series-fixtures.py`).
 It writes test/unit/fixtures/series-rules.json, which test/unit/series-rules.test.ts compares with our expansion.
 
-The semantics mirror the contract of issue 11 (and RFC 5545 section 3.3.10): dateutil expands the rule in floating
+The semantics mirror the series contract (D54, and RFC 5545 section 3.3.10): dateutil expands the rule in floating
 wall-clock time from DTSTART; each local time is then placed in the zone with dateutil.tz: a local time that does
 not exist (spring-forward gap) is skipped and not counted, an ambiguous one takes the first instant (fold=0).
 COUNT counts the placed instances; an UNTIL date keeps its whole local day, an UNTIL UTC time compares instants;

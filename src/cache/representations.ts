@@ -1,5 +1,5 @@
 /**
- * The representation cache (issue 22): rendered records, as the bytes of their JSON, kept in memory and served until
+ * The representation cache (docs/decisions.md D71): rendered records, as the bytes of their JSON, kept in memory and served until
  * one of the records they show changes. A key names everything a representation depends on: the record's stamp and
  * the stamps of what it embeds (core/stamps.ts, read from the database with the page, so exact on every node), the
  * language, the root its URLs are built on and how the caller sees it. No entry is ever invalidated: a write raises a

@@ -88,7 +88,7 @@ function representation(req: { headers: { accept?: string } }): string {
 }
 
 /**
- * The ETag of a write's answer (updates and creates of one record, issue 21): the one the record's next GET by the
+ * The ETag of a write's answer (updates and creates of one record, D70): the one the record's next GET by the
  * same caller gets, usable as is in `If-Match`. `url`: the GET's URL (by default the write's own, as for an update
  * on `/events/{id}`; a create names its record's). Call after the write committed and before the answer's record
  * is read, as a read does, so that the tag never claims an answer newer than it is.

@@ -1,5 +1,5 @@
 /**
- * Feed keys (issue 21, docs/decisions.md D69): calendar apps cannot send an `Authorization` header, so the calendar
+ * Feed keys (docs/decisions.md D69): calendar apps cannot send an `Authorization` header, so the calendar
  * reads (`/events/ical`, `/events/ical/{id}`, `/events/ical/by-slug/{slug}` and the `text/calendar` form of
  * `GET /events`, `GET /events/{id}`, `GET /events/by-slug/{slug}`) take `?key=<login>:<application password>`.
  *

@@ -1,5 +1,5 @@
 /**
- * `GET /changes` (issue 13): the changes after an opaque cursor, oldest first, each with its record as the caller
+ * `GET /changes` (D52): the changes after an opaque cursor, oldest first, each with its record as the caller
  * reads it (or `deleted` without one). Retention prunes by the service clock and remembers how far it went, so a
  * cursor from before that point is 410 `rest_cursor_expired` rather than a silent gap.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Recurring series (issue 11). Every occurrence is an event of its own; these tables only say which series it
+ * Recurring series (D54). Every occurrence is an event of its own; these tables only say which series it
  * belongs to. `event_series` holds the rule of each series, keyed by its series event (the first occurrence), and
  * how far an open-ended rule is materialised; `series_occurrences` maps each occurrence (the series event
  * included) to its series, with the local start the rule gave it (its key when the series is regenerated) and

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The change feed and the webhook outbox (issue 13). `changes` is written in the same transaction as the write it
+ * The change feed and the webhook outbox (D52, D53). `changes` is written in the same transaction as the write it
  * describes; its id (an autoincrement that never reuses a value, a sequence on PostgreSQL) is the feed's one total
  * order. `change_feed` remembers how far retention pruned, so an older cursor is told so (410). Each matching
  * subscription gets a `webhook_deliveries` row in that same transaction; `webhook_attempts` logs every try.

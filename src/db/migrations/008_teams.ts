@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Teams (issue 14): a version counter on every post and term (the `If-Match` version), terms' modification time
+ * Teams (D48, D50, D51): a version counter on every post and term (the `If-Match` version), terms' modification time
  * (`If-Unmodified-Since`), application passwords, idempotency keys of creates, and the audit trail.
  */
 export async function up(knex: Knex): Promise<void> {

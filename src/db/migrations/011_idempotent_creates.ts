@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Idempotent creates that survive a crash (issue 14): each claim of an `Idempotency-Key` gets its own random token
+ * Idempotent creates that survive a crash (D49): each claim of an `Idempotency-Key` gets its own random token
  * (`claim`), and the create's own transaction writes onto it which record it made (`resource`, `record_id`, with
  * `status` and `location`), so a create that committed is never taken over and created again, even when its answer
  * (`body`, stored after the commit) was lost.

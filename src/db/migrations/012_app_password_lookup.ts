@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Application passwords get a lookup digest (issue 21, D60): SHA-256 of the secret, so a login finds the one
+ * Application passwords get a lookup digest (D60): SHA-256 of the secret, so a login finds the one
  * candidate by index and pays one slow hash, whatever the number of the user's application passwords. Rows made
  * before this migration have none (their secrets were never stored): the first successful use of each fills it.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 
 /**
- * A secret of the service, shared by every node through the database (issue 21): made once, here, from 32 random
+ * A secret of the service, shared by every node through the database (D68): made once, here, from 32 random
  * bytes, and never changed by the service. It keys the state part of single reads' ETags (an HMAC, http/caching.ts),
  * which would otherwise reveal the data version, and so every write, to anyone who hashed small numbers.
  * A dump leaves it out: every database keeps its own.

@@ -1,5 +1,5 @@
 /**
- * Series in a feed (issue 11): every occurrence is an event of its own, but a calendar wants one VEVENT per series
+ * Series in a feed (D54): every occurrence is an event of its own, but a calendar wants one VEVENT per series
  * (RRULE, RDATE, EXDATE, from the series event) plus one VEVENT with RECURRENCE-ID per detached occurrence. The
  * occurrences the rule gives are left to the reader's expansion.
  */

@@ -1,5 +1,5 @@
 /**
- * Recurring series in event writes (issue 11): what a write to an event means for its series (the scopes `this`,
+ * Recurring series in event writes (D54): what a write to an event means for its series (the scopes `this`,
  * `following`, `all`), and the series work of creates, updates and deletes. The event service calls these inside
  * its own write, so a series and all its occurrences are written together. Occurrences are made in
  * `materialise.ts`, open-ended series extended in `horizon.ts`, the wire `recurrence` read in `wire.ts`.
