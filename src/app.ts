@@ -22,7 +22,7 @@ import { DOCS_SITE } from './paths';
 import { markJsonAsForm, refuseJsonAsForm } from './http/json-as-form';
 import { conditionalReads, versionedRead } from './http/caching';
 import { idempotentCreate } from './http/idempotency';
-import { assertClean, requestGuard } from './http/guard';
+import { assertClean, requestGuard } from './http/parameter-checks';
 import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
 import type { Logger } from './logger';

@@ -6,7 +6,7 @@ import { migrate } from './db/migrate';
 import { serviceSecret } from './db/service-secret';
 import { refreshStatistics } from './db/dialect';
 import { createApp } from './app';
-import { createHttpServer } from './http/server';
+import { createHttpServer } from './http/request-classes';
 import { createLogger } from './logger';
 import { loadSpec } from './http/spec';
 import { createThrottle } from './http/throttle';

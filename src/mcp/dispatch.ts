@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Language } from '../config';
 import { MESSAGE_LANGUAGE } from '../http/language';
-import { requestClasses } from '../http/server';
+import { requestClasses } from '../http/request-classes';
 import type { Caller } from '../users/roles';
 
 export interface InnerRequest {
@@ -37,7 +37,7 @@ export interface InnerResponse {
   body: string;
 }
 
-/** Each app's request classes, made once (http/server.ts: objects born with the app's prototypes stay fast). */
+/** Each app's request classes, made once (http/request-classes.ts: objects born with the app's prototypes stay fast). */
 const classes = new WeakMap<Express, ReturnType<typeof requestClasses>>();
 
 /** Runs one request through the app and resolves with what it answered. */

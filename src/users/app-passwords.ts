@@ -97,11 +97,6 @@ export async function listAppPasswords(db: Executor, userId: number): Promise<Ap
   return (await db<AppPasswordRow>('app_passwords').where({ user_id: userId }).orderBy('id')).map(normalise);
 }
 
-export async function findAppPassword(db: Executor, userId: number, uuid: string): Promise<AppPasswordRow | undefined> {
-  const row = await db<AppPasswordRow>('app_passwords').where({ user_id: userId, uuid }).first();
-  return row && normalise(row);
-}
-
 /** Deletes one (by uuid) or all of a user's application passwords; answers the rows deleted. */
 export async function revokeAppPasswords(db: Executor, userId: number, uuid?: string): Promise<AppPasswordRow[]> {
   const query = () =>

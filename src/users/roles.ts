@@ -71,10 +71,6 @@ export interface Caller {
   via?: 'api' | 'cli' | 'import';
 }
 
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
-
 export function isCapability(value: string): value is Capability {
   return (
     value === 'manage_categories' ||

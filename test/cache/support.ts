@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http/server';
+import { createHttpServer } from '../../src/http/request-classes';
 import { createLogger } from '../../src/logger';
 import { loadSpec } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http/server';
+import { createHttpServer } from '../../src/http/request-classes';
 import { createLogger } from '../../src/logger';
 import { loadSpec } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http/server';
+import { createHttpServer } from '../../src/http/request-classes';
 import { loadConfig, type Config } from '../../src/config';
 import { migrate } from '../../src/db/migrate';
 import { createLogger } from '../../src/logger';
