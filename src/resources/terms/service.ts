@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { components, operations } from '../../../generated/schema';
-import type { Executor } from '../../db/types';
+import type { Db, Executor } from '../../db/types';
 import type { ListSource } from '../../core/lists';
 import { lockFor } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../core/errors';
@@ -122,40 +122,33 @@ export async function updateTerm(
   body: TermWrite,
   expect?: Precondition,
 ): Promise<TermRow> {
-  await getTerm(db, info, id);
-  const guarded = { table: 'terms', id, expect } as const;
-  return write(
-    db,
-    async (w) => {
-      const { trx } = w;
-      const current = await getTerm(trx, info, id);
-      const changes: Partial<repo.TermValues> = {};
-      const foreign = current.language !== language; // its name in another language is a translation, not its name
-      const parent = await checkedParent(trx, info, body.parent, id);
-      if (parent !== undefined) changes.parent = parent;
-      if (body.name !== undefined) {
-        changes.name = requiredName(body.name);
-        const level = info.hierarchical ? (parent ?? current.parent) : undefined;
-        const duplicate = foreign ? undefined : await repo.findTermByName(trx, info.taxonomy, changes.name, level);
-        if (duplicate && duplicate.id !== id)
-          throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
-      }
-      if (body.slug !== undefined) {
-        changes.slug = slugFrom(body.slug);
-        const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
-        if (owner && owner.id !== id)
-          throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
-      }
-      if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
-      const own = await splitTermWrite(trx, id, current.language, language, changes);
-      await repo.updateTerm(trx, info.taxonomy, id, own);
-      if (changes.name !== undefined || changes.slug !== undefined) w.search('terms', [id]);
-      w.audit(caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
-      w.change(termResource(info.taxonomy), id, 'updated');
-      return getTerm(trx, info, id);
-    },
-    { precondition: guarded },
-  );
+  return writeExisting(db, info, id, expect, async (w, current) => {
+    const { trx } = w;
+    const changes: Partial<repo.TermValues> = {};
+    const foreign = current.language !== language; // its name in another language is a translation, not its name
+    const parent = await checkedParent(trx, info, body.parent, id);
+    if (parent !== undefined) changes.parent = parent;
+    if (body.name !== undefined) {
+      changes.name = requiredName(body.name);
+      const level = info.hierarchical ? (parent ?? current.parent) : undefined;
+      const duplicate = foreign ? undefined : await repo.findTermByName(trx, info.taxonomy, changes.name, level);
+      if (duplicate && duplicate.id !== id)
+        throw new ApiError(400, 'term_exists', 'term_exists', {}, { term_id: duplicate.id });
+    }
+    if (body.slug !== undefined) {
+      changes.slug = slugFrom(body.slug);
+      const owner = await repo.findTermBySlug(trx, info.taxonomy, changes.slug);
+      if (owner && owner.id !== id)
+        throw new ApiError(400, 'term_exists', 'term_slug_exists', { slug: changes.slug }, { term_id: owner.id });
+    }
+    if (body.description !== undefined) changes.description = sanitizeHtml(body.description);
+    const own = await splitTermWrite(trx, id, current.language, language, changes);
+    await repo.updateTerm(trx, info.taxonomy, id, own);
+    if (changes.name !== undefined || changes.slug !== undefined) w.search('terms', [id]);
+    w.audit(caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
+    w.change(termResource(info.taxonomy), id, 'updated');
+    return getTerm(trx, info, id);
+  });
 }
 
 /** Answers the term as it was before deletion (with its old count). */
@@ -166,24 +159,34 @@ export async function deleteTerm(
   id: number,
   expect?: Precondition,
 ): Promise<TermRow> {
+  return writeExisting(db, info, id, expect, async (w, term) => {
+    const dependents = await repo.dependentsOfTerm(w.trx, info.taxonomy, id);
+    await repo.deleteTerm(w.trx, info.taxonomy, term);
+    w.search('terms', [id]);
+    w.audit(caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
+    // the events that carried it and its children (moved up) read differently now
+    w.change('event', dependents.postIds, 'updated');
+    w.change(termResource(info.taxonomy), dependents.childIds, 'updated');
+    w.change(termResource(info.taxonomy), id, 'deleted');
+    return term;
+  });
+}
+
+/**
+ * A write of an existing term: 400 before any precondition for an id that is not a term of this taxonomy, then the
+ * precondition on its locked row, then `work` with the term as the transaction reads it.
+ */
+async function writeExisting<T>(
+  db: Db,
+  info: TaxonomyInfo,
+  id: number,
+  expect: Precondition | undefined,
+  work: (w: Write, current: TermRow) => Promise<T>,
+): Promise<T> {
   await getTerm(db, info, id);
-  const guarded = { table: 'terms', id, expect } as const;
-  return write(
-    db,
-    async (w) => {
-      const term = await getTerm(w.trx, info, id);
-      const dependents = await repo.dependentsOfTerm(w.trx, info.taxonomy, id);
-      await repo.deleteTerm(w.trx, info.taxonomy, term);
-      w.search('terms', [id]);
-      w.audit(caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
-      // the events that carried it and its children (moved up) read differently now
-      w.change('event', dependents.postIds, 'updated');
-      w.change(termResource(info.taxonomy), dependents.childIds, 'updated');
-      w.change(termResource(info.taxonomy), id, 'deleted');
-      return term;
-    },
-    { precondition: guarded },
-  );
+  return write(db, async (w) => work(w, await getTerm(w.trx, info, id)), {
+    precondition: { table: 'terms', id, expect },
+  });
 }
 
 export function resourceOf(info: TaxonomyInfo): 'category' | 'tag' {
