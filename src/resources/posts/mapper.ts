@@ -4,6 +4,7 @@ import { formatLocal, fromUtc } from '../../domain/dates';
 import { autop } from '../../domain/html';
 import { publicUrl, restRoot, type RequestLike } from '../../http/urls';
 import { context } from '../../http/context';
+import { KINDS } from '../../kinds/registry';
 import { toWireImage, type ImageRow } from '../images/images';
 import type { PostRow, PostType } from './repository';
 
@@ -26,10 +27,8 @@ export function globalPrefix(site: string): string {
   return site.replace(/^https?:\/\//, '');
 }
 
-const PUBLIC_PATHS: Record<PostType, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
-
 export function postUrl(ctx: RenderContext, type: PostType, slug: string): string {
-  return `${ctx.site}/${PUBLIC_PATHS[type]}/${slug}/`;
+  return `${ctx.site}/${KINDS[type].publicPath}/${slug}/`;
 }
 
 export function globalIds(ctx: RenderContext, id: number) {
