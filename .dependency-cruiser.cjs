@@ -4,7 +4,7 @@
  */
 const FLOORS = [
   ['domain', '^src/(domain/|config\\.ts|logger\\.ts|paths\\.ts)'],
-  ['engines', '^src/(db|search|i18n|users|metrics|outbound|cache)/'],
+  ['engines', '^src/(db|search|i18n|users|metrics|outbound|cache|kinds)/'],
   ['kernel', '^src/(core|http)/'],
   ['resources', '^src/resources/'],
   ['capabilities', '^src/(feeds|imports|integrations|ops|audit|mcp)/'],

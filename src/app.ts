@@ -34,6 +34,7 @@ import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
 import { registerWebhookMetrics } from './integrations/webhooks/metrics';
 import { mcpEndpoint } from './mcp/endpoint';
+import { SINGLE_READS } from './kinds/registry';
 
 export interface AppOptions {
   logger: Logger;
@@ -118,14 +119,14 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   return app;
 }
 
-/** A read of one record by id or slug, whose answer depends on the data and the request only (not on the clock). */
 /**
- * The reads of one calendar record (by id or slug): everything their answer depends on bumps the data version, so
+ * The reads of one calendar record by id or slug (each kind's `singleReads`, src/kinds/): their answer depends on the
+ * data and the request only, not on the clock, and everything it depends on bumps the data version, so
  * their 304s can be decided from it (http/caching.ts). Other reads with a path parameter (occurrences, webhooks,
  * application passwords) depend on the clock or on tables outside it, and hash their body instead.
  */
 function isSingleRead(op: Operation): boolean {
-  return op.method === 'get' && /^get(Event|Venue|Organizer|Category|Tag)(BySlug)?$/.test(op.operationId);
+  return op.method === 'get' && SINGLE_READS.has(op.operationId);
 }
 
 /** The calendar reads that take `?key=` (http/feed-keys.ts): the spec declares the parameter on them. */

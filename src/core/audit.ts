@@ -8,6 +8,7 @@
 import type { Executor } from '../db/types';
 import { utcNow } from '../db/dialect';
 import type { Caller } from '../users/roles';
+import { KIND_NAMES, type Kind } from '../kinds/registry';
 
 export type Via = 'api' | 'cli' | 'import';
 
@@ -20,7 +21,10 @@ export interface Actor {
   via: Via;
 }
 
-export type Resource = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'user' | 'app_password' | 'webhook';
+/** The service's own records; the trail records writes of these and of every record kind (src/kinds/). */
+const SERVICE_RECORDS = ['user', 'app_password', 'webhook'] as const;
+export type Resource = Kind | (typeof SERVICE_RECORDS)[number];
+export const AUDIT_RESOURCES: readonly Resource[] = [...KIND_NAMES, ...SERVICE_RECORDS];
 export type Operation = 'create' | 'update' | 'trash' | 'delete' | 'revoke';
 
 export interface Change {

@@ -12,10 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { lockFor, toNumber, utcNow } from '../db/dialect';
+import { KIND_NAMES, type Kind } from '../kinds/registry';
 
-export const RESOURCES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
-export type Resource = (typeof RESOURCES)[number];
-export type Action = 'created' | 'updated' | 'deleted';
+/** The feed's and the webhooks' resources: every record kind (src/kinds/). */
+export const RESOURCES: readonly Resource[] = KIND_NAMES;
+export type Resource = Kind;
+export const ACTIONS = ['created', 'updated', 'deleted'] as const;
+export type Action = (typeof ACTIONS)[number];
 
 /** The feed resource of a taxonomy. */
 export function termResource(taxonomy: string): Resource {

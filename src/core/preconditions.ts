@@ -16,6 +16,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
 import { isPostgres, utcTextToMs } from '../db/dialect';
+import type { Declared } from '../kinds/registry';
 import { ApiError } from './errors';
 
 export interface Precondition {
@@ -25,8 +26,8 @@ export interface Precondition {
   ifUnmodifiedSince?: Date;
 }
 
-/** The tables whose rows carry a version: posts (events, venues, organizers) and terms. */
-export type VersionedTable = 'posts' | 'terms';
+/** The tables whose rows carry a version: each record kind's (src/kinds/), posts and terms. */
+export type VersionedTable = Declared<'versionedTable'>;
 
 /** The version tag of a record: its id and its counter. */
 export function versionTag(row: { id: number; version: number }): string {

@@ -6,22 +6,17 @@
  * and of everything it embeds (src/cache/), so a raised stamp retires them on every node at once.
  */
 import type { Knex } from 'knex';
+import { declared, KINDS } from '../kinds/registry';
 import type { Resource } from './outbox';
 
-const TABLE_OF: Record<Resource, 'posts' | 'terms'> = {
-  event: 'posts',
-  venue: 'posts',
-  organizer: 'posts',
-  category: 'terms',
-  tag: 'terms',
-};
+/** The stamped tables, always in one order (posts, then terms): one lock order across tables too. */
+const STAMP_TABLES = declared('stampTable');
 
 /** Raises, once each, the stamps of the records these changes name (deleted ones are gone or in the trash). */
 export async function raiseStamps(trx: Knex.Transaction, changes: Array<{ resource: Resource; ids: number[] }>) {
-  const ids = { posts: new Set<number>(), terms: new Set<number>() };
-  for (const { resource, ids: changed } of changes) for (const id of changed) ids[TABLE_OF[resource]].add(id);
-  for (const table of ['posts', 'terms'] as const) {
-    const sorted = [...ids[table]].sort((a, b) => a - b); // one lock order for concurrent writers (PostgreSQL)
+  for (const table of STAMP_TABLES) {
+    const ids = new Set(changes.filter(({ resource }) => KINDS[resource].stampTable === table).flatMap((c) => c.ids));
+    const sorted = [...ids].sort((a, b) => a - b); // one lock order for concurrent writers (PostgreSQL)
     for (let at = 0; at < sorted.length; at += 500) {
       await trx(table)
         .whereIn('id', sorted.slice(at, at + 500))

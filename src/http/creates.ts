@@ -5,8 +5,9 @@ import { restRoot } from './urls';
 import { writtenRecord } from './caching';
 import { context } from './context';
 import { NAMESPACE } from '../config';
+import { KINDS, type Kind } from '../kinds/registry';
 
-export type CreatedType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+export type CreatedType = Kind;
 
 /** A record a create made (or, for venues and organizers, the duplicate it reused). */
 export interface Created {
@@ -27,30 +28,19 @@ export type RenderCreated<B = object> = (req: AnyRequest, id: number) => Promise
 export type CreatedRenderers = Record<CreatedType, RenderCreated>;
 
 /**
- * The collections whose creates answer `Location`: categories and tags, as WordPress does for terms; events, venues
- * and organizers send none, as the plugin (docs/compatibility.md §7.1).
+ * The `Location` a create answers: the record's REST URL for categories and tags, as WordPress does for terms; null
+ * for events, venues and organizers, which send none, as the plugin (docs/compatibility.md §7.1).
  */
-const LOCATED: Partial<Record<CreatedType, string>> = { category: 'categories', tag: 'tags' };
-
-/** The `Location` a create answers: the record's REST URL, or null for the kinds that send none. */
 export function createdLocation(req: AnyRequest, { type, id }: Created): string | null {
-  const collection = LOCATED[type];
-  return collection === undefined ? null : `${restRoot(req)}/${collection}/${id}`;
+  const { answersLocation, collection } = KINDS[type];
+  return answersLocation ? `${restRoot(req)}/${collection}/${id}` : null;
 }
-
-const COLLECTIONS: Record<CreatedType, string> = {
-  event: 'events',
-  venue: 'venues',
-  organizer: 'organizers',
-  category: 'categories',
-  tag: 'tags',
-};
 
 /** The URL of the record's own GET, with the create's query (its language), for the ETag of the create's answer. */
 function recordUrl(req: AnyRequest, { type, id }: Created): string {
   const query = req.originalUrl.indexOf('?');
   const search = query < 0 ? '' : req.originalUrl.slice(query);
-  return `${context(req).config.basePath}/${NAMESPACE}/${COLLECTIONS[type]}/${id}${search}`;
+  return `${context(req).config.basePath}/${NAMESPACE}/${KINDS[type].collection}/${id}${search}`;
 }
 
 /**
@@ -65,13 +55,7 @@ export async function sendCreated<B>(
   render: RenderCreated<B>,
   location = createdLocation(req, created),
 ): Promise<void> {
-  await writtenRecord(
-    req,
-    res,
-    created.type === 'category' || created.type === 'tag' ? 'terms' : 'posts',
-    created.id,
-    recordUrl(req, created),
-  );
+  await writtenRecord(req, res, KINDS[created.type].versionedTable, created.id, recordUrl(req, created));
   const body = await render(req, created.id);
   if (body === undefined)
     throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });

@@ -7,9 +7,11 @@
  */
 import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
+import type { Declared } from '../kinds/registry';
 import { indexedText } from './normalise';
 
-export type SearchKind = 'event' | 'venue' | 'organizer' | 'term';
+/** The record kinds' search kinds (src/kinds/): categories and tags are both `term`. */
+export type SearchKind = NonNullable<Declared<'searchKind'>>;
 
 /** The fields each kind of record is searched in, in column order (`f0`, `f1`, …). */
 export const SEARCH_FIELDS: Record<SearchKind, readonly string[]> = {

@@ -2,15 +2,14 @@
 import { formatLocal, fromUtc } from '../../domain/dates';
 import { autop } from '../../domain/html';
 import type { RenderContext } from '../../core/reader';
+import { KINDS } from '../../kinds/registry';
 import { toWireImage, type ImageRow } from '../images/images';
 import type { PostRow, PostType } from './repository';
 
 export type { RenderContext };
 
-const PUBLIC_PATHS: Record<PostType, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
-
 export function postUrl(ctx: RenderContext, type: PostType, slug: string): string {
-  return `${ctx.site}/${PUBLIC_PATHS[type]}/${slug}/`;
+  return `${ctx.site}/${KINDS[type].publicPath}/${slug}/`;
 }
 
 export function globalIds(ctx: RenderContext, id: number) {

@@ -1,9 +1,11 @@
 /** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
 import type { Executor } from '../../db/types';
 import { isPostgres, toNumber } from '../../db/dialect';
+import type { KindIn } from '../../kinds/registry';
 import { freeSlugIn } from '../slugs';
 
-export type PostType = 'event' | 'venue' | 'organizer';
+/** The record kinds stored as posts (src/kinds/). */
+export type PostType = KindIn<'posts'>;
 
 export interface PostRow {
   id: number;
