@@ -9,3 +9,8 @@ import { isPostgres } from '../dialect';
 export function booleanAsText(db: Executor, column: string): string {
   return isPostgres(db) ? `case when ${column} then '1' else '0' end` : `cast(${column} as text)`;
 }
+
+/** A value for a boolean column: as it is on PostgreSQL, as 1 or 0 (its truth) on SQLite. */
+export function storedBoolean(db: Executor, value: unknown): unknown {
+  return isPostgres(db) ? value : value ? 1 : 0;
+}
