@@ -15,7 +15,8 @@
  */
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
-import { isPostgres, utcTextToMs } from '../db/dialect';
+import { utcTextToMs } from '../db/dialect';
+import { forUpdate } from '../db/dialects/locks';
 import type { Declared } from '../kinds/registry';
 import { ApiError } from './errors';
 
@@ -52,7 +53,7 @@ export async function assertPrecondition(
 ): Promise<void> {
   if (!expect) return;
   const query = trx(table).where({ id }).first('id', 'version', 'modified_utc');
-  if (isPostgres(trx)) query.forUpdate();
+  forUpdate(trx, query);
   const row = (await query) as { id: number; version: number | string; modified_utc: string } | undefined;
   if (!row) return;
   const tag = versionTag({ id: Number(row.id), version: Number(row.version) });

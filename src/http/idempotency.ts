@@ -18,7 +18,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Db } from '../db/types';
-import { isPostgres, transactionWithRetry, utcNow, utcTextToMs } from '../db/dialect';
+import { transactionWithRetry, utcNow, utcTextToMs } from '../db/dialect';
+import { forUpdate } from '../db/dialects/locks';
 import { now } from '../domain/clock';
 import { caller } from './auth';
 import { context } from './context';
@@ -134,7 +135,7 @@ function claimKey(
   return transactionWithRetry(db, async (trx) => {
     const at = now();
     const query = trx('idempotency_keys').where({ user_id: userId, key }).first();
-    if (isPostgres(trx)) query.forUpdate();
+    forUpdate(trx, query);
     let row = (await query) as ClaimRow | undefined;
     const age = row ? at.getTime() - utcTextToMs(row.created_utc) : 0;
     if (row && (age >= RETENTION_MS || (row.status === null && age >= abandonedAfterMs))) {

@@ -14,15 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import {
-  RateLimiterPostgres,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-  type RateLimiterRes,
-} from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config';
 import type { Db } from '../db/types';
-import { isPostgres } from '../db/dialect';
+import { tableRateLimiter } from '../db/dialects/rate-limit';
 
 export interface Throttle {
   /**
@@ -50,21 +45,12 @@ const TABLE = 'auth_throttle';
 type Limits = Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>;
 
 export function createThrottle(db: Db, config: Limits, schema?: string): Throttle {
-  const make = (keyPrefix: string, points: number, duration = config.loginFailureWindowSeconds) => {
-    const options = {
-      storeClient: db,
-      storeType: 'knex',
-      tableName: TABLE,
-      tableCreated: true,
-      keyPrefix,
-      points,
-      duration,
-      clearExpiredByTimeout: false,
-    };
-    return isPostgres(db)
-      ? new RateLimiterPostgres({ ...options, schemaName: schema })
-      : new RateLimiterSQLite(options);
-  };
+  const make = (keyPrefix: string, points: number, duration = config.loginFailureWindowSeconds) =>
+    tableRateLimiter(
+      db,
+      { tableName: TABLE, tableCreated: true, keyPrefix, points, duration, clearExpiredByTimeout: false },
+      schema,
+    );
   const max = config.loginMaxFailures;
   const counters: Counters = {
     pair: make('pair', max),

@@ -1,7 +1,8 @@
 /**
  * The architecture stays what docs/architecture.md says: dependency-cruiser finds no upward import and no circle
  * (the rules in .dependency-cruiser.cjs), and the floors drawn in the document's diagram are the floors those rules
- * enforce, room by room, with every room of src/ on the drawing.
+ * enforce, room by room, with every room of src/ on the drawing. Engine differences stay behind src/db/'s dialect
+ * helpers: no file outside src/db/ asks `isPostgres`.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +29,24 @@ function drawnRooms(): Map<string, number> {
   return rooms;
 }
 
+/** Every source file under `dir`, as a path from the root (`src/…`). */
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const file = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(file);
+    return /\.[cm]?[jt]s$/.test(entry.name) ? [file] : [];
+  });
+}
+
+/** How `source` asks which engine it runs on: calls of `isPostgres(`, and imports naming `isPostgres`. */
+function engineQuestions(source: string): string[] {
+  const calls = [...source.matchAll(/\bisPostgres\s*\(/g)].map(() => 'calls isPostgres(');
+  const imports = [...source.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from/g)]
+    .filter(([, names]) => /\bisPostgres\b/.test(names))
+    .map(() => 'imports isPostgres');
+  return [...imports, ...calls];
+}
+
 describe('architecture', () => {
   it('has no upward import and no circle (dependency-cruiser)', () => {
     const bin = path.join(ROOT, 'node_modules/.bin/depcruise');
@@ -52,5 +71,17 @@ describe('architecture', () => {
     const drawn = [...rooms.keys()].map((room) => room.split('/')[0]);
     for (const { name } of entries)
       expect({ room: name, drawn: drawn.includes(name) }).toEqual({ room: name, drawn: true });
+  });
+
+  it('keeps engine differences in src/db/: no file outside it asks isPostgres', () => {
+    const probe = "import { isPostgres as pg, toNumber } from '../db/dialect';\nif (dialect.isPostgres (db)) x();";
+    expect(engineQuestions(probe)).toEqual(['imports isPostgres', 'calls isPostgres(']);
+    const files = sourceFiles('src').filter((file) => !file.startsWith('src/db/'));
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.flatMap((file) =>
+      engineQuestions(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((question) => `${file}: ${question}`),
+    );
+    // a new engine difference belongs in a helper under src/db/dialects/ (docs/architecture.md, floor 1)
+    expect(offenders).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 import type { components } from '../../../generated/schema';
 import type { Knex } from 'knex';
 import type { Db, Executor } from '../../db/types';
-import { isPostgres, rawRows, toBoolean, toNumber } from '../../db/dialect';
+import { rawRows, toBoolean, toNumber } from '../../db/dialect';
+import { claimSkippingLocked } from '../../db/dialects/locks';
 
 /** A message type a subscription asks for (validated against the spec's enum when written), or `*`. */
 export type WebhookEvent = components['schemas']['WebhookEvents'][number];
@@ -176,7 +177,7 @@ export async function claimDue(
   limit: number,
 ): Promise<Array<DeliveryRow & { webhook: WebhookRow }>> {
   return db.transaction(async (trx) => {
-    const lock = isPostgres(trx) ? 'for update of d skip locked' : '';
+    const lock = claimSkippingLocked(trx, 'd');
     const { ids } = await dueIds(trx, at, limit, lock);
     if (!ids.length) return [];
     await trx('webhook_deliveries')

@@ -1,7 +1,7 @@
 /** The dump written: the whole database to a stream, from one consistent snapshot (the format: `format.ts`). */
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/types';
-import { isPostgres } from '../../db/dialect';
+import { readOneSnapshot } from '../../db/dialects/bulk';
 import { lastIssuedId } from '../../db/catalogue';
 import { appliedMigrations } from '../../db/migrate';
 import {
@@ -29,7 +29,7 @@ export async function exportDump(
   // read-only: on SQLite a deferred transaction, which never takes the write lock (db/sqlite-transaction.ts)
   return db.transaction(
     async (trx) => {
-      if (isPostgres(trx)) await trx.raw('set transaction isolation level repeatable read, read only');
+      await readOneSnapshot(trx);
       const tables = await dataTables(trx);
       const header: DumpHeader = {
         format: DUMP_FORMAT,

@@ -10,7 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
-import { isPostgres, toBoolean } from '../../db/dialect';
+import { toBoolean } from '../../db/dialect';
+import { textInByteOrder } from '../../db/dialects/bulk';
+import { storedBoolean } from '../../db/dialects/booleans';
 import { inDependencyOrder, listTables, type ColumnKind, type TableInfo } from '../../db/catalogue';
 import type { Progress } from '../progress';
 
@@ -111,9 +113,9 @@ export async function eachBatch(
 function orderOf(db: Executor, table: TableInfo): { sql: string; bindings: string[] } {
   const columns = table.key.length ? table.key : table.columns.map((c) => c.name);
   const kind = new Map(table.columns.map((c) => [c.name, c.kind]));
-  const byteWise = isPostgres(db);
+  const text = textInByteOrder(db);
   return {
-    sql: columns.map((c) => (byteWise && kind.get(c) === 'text' ? '?? collate "C"' : '??')).join(', '),
+    sql: columns.map((c) => (kind.get(c) === 'text' ? text : '??')).join(', '),
     bindings: columns,
   };
 }
@@ -170,9 +172,9 @@ function timestampText(date: Date): string {
 }
 
 /** A dumped value as the target engine stores it. */
-export function denormalise(kind: ColumnKind, value: unknown, postgres: boolean): unknown {
+export function denormalise(kind: ColumnKind, value: unknown, db: Executor): unknown {
   if (value === null) return null;
-  if (kind === 'boolean') return postgres ? value : value ? 1 : 0;
+  if (kind === 'boolean') return storedBoolean(db, value);
   if (kind === 'binary') return Buffer.from(String(value), 'base64');
   return value;
 }

@@ -4,7 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/types';
-import { isPostgres } from '../../db/dialect';
+import { deferForeignKeys, rowsPerInsert } from '../../db/dialects/bulk';
 import { advanceSequence, type TableInfo } from '../../db/catalogue';
 import { appliedMigrations, MIGRATION_NAMES } from '../../db/migrate';
 import type { Progress } from '../progress';
@@ -52,7 +52,6 @@ async function loadLines(
   const first = await lines.next();
   const header = parseHeader(first.done ? '' : first.value);
   const targets = await checkTarget(db, header);
-  const postgres = isPostgres(db);
   progress?.start(
     'rows',
     header.tables.reduce((sum, t) => sum + t.rows, 0),
@@ -60,7 +59,7 @@ async function loadLines(
   try {
     return await db.transaction(async (trx) => {
       // rows of a table pointing at rows of the same table may come first: check foreign keys at commit
-      if (!postgres) await trx.raw('pragma defer_foreign_keys = on');
+      await deferForeignKeys(trx);
       for (const table of header.tables) if (MIGRATION_SEEDED_TABLES.has(table.name)) await trx(table.name).delete();
       const read = new Map<string, { rows: number; hash: Hash }>(
         header.tables.map((t) => [t.name, { rows: 0, hash: createHash('sha256') }]),
@@ -79,7 +78,7 @@ async function loadLines(
           throw new DumpError(`the dump has rows for a table its header does not list: ${record.table}`);
         for (const row of record.rows) seen.hash.update(JSON.stringify(row)).update('\n');
         seen.rows += record.rows.length;
-        await insertRows(trx, table, targets.get(table.name) as TableInfo, record.rows, batchSize, postgres);
+        await insertRows(trx, table, targets.get(table.name) as TableInfo, record.rows, batchSize);
         progress?.advance(record.rows.length);
       }
       if (!trailer) throw new DumpError('the dump ends early (no closing line): it is truncated');
@@ -183,18 +182,16 @@ async function insertRows(
   target: TableInfo,
   rows: unknown[][],
   batchSize: number,
-  postgres: boolean,
 ): Promise<void> {
   const kinds = table.columns.map(([name]) => target.columns.find((c) => c.name === name)?.kind ?? 'text');
-  // per statement: SQLite allows 32 766 bound parameters and Knex writes its multi-row insert as a compound SELECT
-  // (at most 500 terms); PostgreSQL allows 65 535 parameters
-  const rowLimit = postgres ? batchSize : Math.min(batchSize, 500);
+  // per statement: as many rows as the engine takes, and at most 30 000 bound parameters (SQLite allows 32 766)
+  const rowLimit = rowsPerInsert(trx, batchSize);
   const perStatement = Math.max(1, Math.min(rowLimit, Math.floor(30_000 / Math.max(1, table.columns.length))));
   for (let start = 0; start < rows.length; start += perStatement) {
     const records = rows.slice(start, start + perStatement).map((row) => {
       if (!Array.isArray(row) || row.length !== table.columns.length)
         throw new DumpError(`a row of ${table.name} does not have the header's columns`);
-      return Object.fromEntries(table.columns.map(([name], i) => [name, denormalise(kinds[i], row[i], postgres)]));
+      return Object.fromEntries(table.columns.map(([name], i) => [name, denormalise(kinds[i], row[i], trx)]));
     });
     await trx(table.name).insert(records);
   }

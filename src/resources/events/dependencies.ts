@@ -6,7 +6,8 @@
  * acknowledged write never names an entry rendered before it, on any node.
  */
 import type { Executor } from '../../db/types';
-import { isPostgres, rawRows, toNumber } from '../../db/dialect';
+import { rawRows, toNumber } from '../../db/dialect';
+import { booleanAsText } from '../../db/dialects/booleans';
 import { canRead, type Caller } from '../../users/roles';
 import type { RenderOptions as EventView } from './mapper';
 import type { EventRow } from './repository';
@@ -55,8 +56,7 @@ async function dependenciesOf(db: Executor, rows: EventRow[]): Promise<Dependenc
 const marks = (values: unknown[]) => values.map(() => '?').join(', ');
 
 /** `detached` as text on both engines (a boolean on PostgreSQL, an integer on SQLite). */
-const detachedText = (db: Executor) =>
-  isPostgres(db) ? "case when so.detached then '1' else '0' end" : 'cast(so.detached as text)';
+const detachedText = (db: Executor) => booleanAsText(db, 'so.detached');
 
 /** The cache key of each row's representation, seen by `caller` in `view`. */
 export async function eventKeys(

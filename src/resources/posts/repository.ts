@@ -1,6 +1,7 @@
 /** Rows of `posts`, the record every event, venue and organizer shares (one id sequence, as WordPress's posts). */
 import type { Executor } from '../../db/types';
-import { isPostgres, toNumber } from '../../db/dialect';
+import { toNumber } from '../../db/dialect';
+import { forShare } from '../../db/dialects/locks';
 import type { KindIn } from '../../kinds/registry';
 import { freeSlugIn } from '../slugs';
 
@@ -67,7 +68,7 @@ export async function ownersOf(
   const query = db('posts').where({ type }).whereIn('id', ids).select('id', 'author_id', 'status');
   if (live) {
     query.whereNot('status', 'trash');
-    if (isPostgres(db) && 'isTransaction' in db && db.isTransaction) query.forShare();
+    forShare(db, query);
   }
   const rows: Array<{ id: number; author_id: number | null; status: string }> = await query;
   return new Map(

@@ -1,7 +1,8 @@
 /** Series rows (`event_series`, `series_occurrences`, `series_lease`) and the batched writes of occurrences. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
-import { isPostgres, toBoolean, toNumber } from '../../db/dialect';
+import { toBoolean, toNumber } from '../../db/dialect';
+import { forUpdate } from '../../db/dialects/locks';
 import { statement } from '../../db/statements';
 import type { WallClock } from '../../domain/dates';
 import type { PostValues } from '../posts/repository';
@@ -52,7 +53,7 @@ export async function findSeries(
   { lock = false } = {},
 ): Promise<SeriesRow | undefined> {
   const query = db('event_series').where({ event_id: seriesId });
-  if (lock && isPostgres(db)) query.forUpdate();
+  if (lock) forUpdate(db, query);
   const row = await query.first();
   return row && normaliseSeries(row);
 }
@@ -133,7 +134,7 @@ export async function seriesShortOf(db: Executor, untilUtc: WallClock, limit = 1
  */
 export async function takeLease(trx: Knex.Transaction, nowUtc: WallClock, staleBefore: WallClock): Promise<boolean> {
   const query = trx('series_lease').where({ name: 'horizon' });
-  if (isPostgres(trx)) query.forUpdate();
+  forUpdate(trx, query);
   const row = await query.first();
   if (!row || row.extended_utc > staleBefore) return false;
   await trx('series_lease').where({ name: 'horizon' }).update({ extended_utc: nowUtc });

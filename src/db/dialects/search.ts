@@ -1,0 +1,50 @@
+/**
+ * The search predicate's SQL where the engines differ (the rule itself is src/search/predicate.ts): what narrows
+ * the candidates, and how a set of matching ids is gathered and applied to a list.
+ */
+import type { Knex } from 'knex';
+import type { Executor } from '../types';
+import { isPostgres } from '../dialect';
+
+/**
+ * Whether an FTS5 trigram index (`search_fts`, SQLite) narrows the candidates before `LIKE` checks them. On
+ * PostgreSQL the `pg_trgm` index serves the `LIKE`s themselves.
+ */
+export function narrowsWithFts(db: Executor): boolean {
+  return !isPostgres(db);
+}
+
+/** SQL gathering the distinct values of the integer `column` into one comma-separated text. */
+export function distinctAsText(db: Executor, column: string): string {
+  return isPostgres(db) ? `string_agg(distinct ${column}::text, ',')` : `group_concat(distinct ${column})`;
+}
+
+/**
+ * Restricts `query` to the rows whose `idColumn` is one of `ids`, all bound as one value (a comma-separated list on
+ * PostgreSQL, a JSON array on SQLite). The id is wrapped (`+ 0`, `+`) so that neither planner looks the ids up by
+ * index: the query walks its own order, testing each row against the set.
+ */
+export function whereIdInBoundSet(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  idColumn: string,
+  ids: number[],
+): Knex.QueryBuilder {
+  return isPostgres(db)
+    ? query.whereRaw(`(?? + 0) = any(string_to_array(?, ',')::integer[])`, [idColumn, ids.join(',')])
+    : query.whereRaw('+?? in (select value from json_each(?))', [idColumn, JSON.stringify(ids)]);
+}
+
+/**
+ * Restricts `query` to the rows whose `idColumn` the subquery `ids` selects. With many matches SQLite would look
+ * each one up and sort them all; `+` has it walk the query's own order instead, testing each row against the
+ * matches (3× faster for a word in 5 % of 1 M events). PostgreSQL's planner chooses well on its own.
+ */
+export function whereIdInSubquery(
+  db: Executor,
+  query: Knex.QueryBuilder,
+  idColumn: string,
+  ids: Knex.QueryBuilder,
+): Knex.QueryBuilder {
+  return isPostgres(db) ? query.whereIn(idColumn, ids) : query.whereRaw('+?? in ?', [idColumn, ids]);
+}
