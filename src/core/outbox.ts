@@ -1,12 +1,13 @@
 /**
- * The one entry point of the write paths into integrations: `recordChange(trx, …)`, called inside every write
- * transaction, appends the change to the feed and one outbox row per matching webhook subscription. Committed with
- * the write or not at all, so the feed, the webhooks and the records never disagree.
+ * The one entry point of the write paths into integrations: `recordChanges(trx, …)`, called by the write kernel
+ * (core/write.ts) as the last step of every write transaction, appends the changes to the feed and one outbox row per
+ * change and matching webhook subscription. Committed with the write or not at all, so the feed, the webhooks and
+ * the records never disagree.
  *
  * Order on PostgreSQL: sequence values are taken at insert but become visible at commit, so a reader could see id
  * 11 before a slower transaction commits id 10 and move its cursor past it. We serialise the appends instead: a
  * transaction-scoped advisory lock taken just before the insert and held to commit, so ids commit in id order.
- * Each service calls this last in its transaction, which keeps the serialised part to the insert and the commit.
+ * The kernel calls this last in the transaction, which keeps the serialised part to the insert and the commit.
  * SQLite has one writer already.
  */
 import { randomBytes } from 'node:crypto';
@@ -35,16 +36,7 @@ export function subscribes(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
 }
 
-export async function recordChange(
-  trx: Knex.Transaction,
-  resource: Resource,
-  recordId: number,
-  action: Action,
-): Promise<void> {
-  await recordChanges(trx, resource, [recordId], action);
-}
-
-/** The same for several records of one kind (a series writing its occurrences): one insert per table. */
+/** Changes of records of one kind, in the order given (a series writes many at once): one insert per table. */
 export async function recordChanges(
   trx: Knex.Transaction,
   resource: Resource,
