@@ -27,7 +27,7 @@ export interface Precondition {
   ifUnmodifiedSince?: Date;
 }
 
-/** The tables whose rows carry a version: each record kind's (src/kinds/), posts and terms. */
+/** The tables whose rows carry a version: those the record kinds name (src/kinds/), posts and terms today. */
 export type VersionedTable = Declared<'versionedTable'>;
 
 /** The version tag of a record: its id and its counter. */

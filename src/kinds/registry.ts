@@ -10,7 +10,7 @@ import type { PostTypePlural } from '../users/roles';
 /** What a kind declares; an entry missing a field fails type-checking. */
 interface KindDeclaration {
   /** The table of its rows (one id sequence per table, as WordPress's posts and terms). */
-  table: 'posts' | 'terms';
+  table: string;
   /** The table of its own fields, keyed by the row's id; null when the shared table holds them all. */
   detailsTable: string | null;
   /** Its wire shape: a schema of the spec. */
@@ -22,9 +22,9 @@ interface KindDeclaration {
   /** Its search documents' kind (src/search/), or null when it is not searched. */
   searchKind: string | null;
   /** The table whose `stamp` the write kernel raises when it changes (core/stamps.ts, migration 014). */
-  stampTable: 'posts' | 'terms';
+  stampTable: string;
   /** The table whose `version` `If-Match` is checked against (core/preconditions.ts). */
-  versionedTable: 'posts' | 'terms';
+  versionedTable: string;
   /** Whether its create answers `Location` (terms, as WordPress; posts send none, as the plugin). */
   answersLocation: boolean;
   /** Its public page's path segment on the site (`{site}/event/{slug}/`); terms take theirs from their taxonomy. */

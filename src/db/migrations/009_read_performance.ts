@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../dialect';
+import { bumpDataVersionOn, DATA_VERSION_TABLE, stopBumpingDataVersionOn } from './kit/data-version';
 
 /**
  * Reads at a million events: a data version every write bumps (exact counts memoised by it, ETags derived from it),
@@ -46,8 +47,6 @@ async function createVenueGeoIndex(knex: Knex): Promise<void> {
   );
 }
 
-const DATA_VERSION_TABLE = 'data_version';
-
 /** The tables whose rows change what a read answers (src/db/data-version.ts reads the version). */
 const VERSIONED_TABLES = [
   'users',
@@ -86,31 +85,8 @@ async function createDataVersion(knex: Knex): Promise<void> {
   for (const table of VERSIONED_TABLES) await bumpDataVersionOn(knex, table);
 }
 
-async function bumpDataVersionOn(knex: Knex, table: string): Promise<void> {
-  if (isPostgres(knex)) {
-    await knex.raw(
-      `create constraint trigger ?? after insert or update or delete on ?? deferrable initially deferred
-      for each row execute function bump_data_version()`,
-      [`${table}_data_version`, table],
-    );
-    return;
-  }
-  for (const operation of ['insert', 'update', 'delete']) {
-    await knex.raw(
-      `create trigger ?? after ${operation} on ?? begin
-      update ${DATA_VERSION_TABLE} set version = version + 1 where id = 1; end`,
-      [`${table}_${operation}_data_version`, table],
-    );
-  }
-}
-
 async function dropDataVersion(knex: Knex): Promise<void> {
-  for (const table of VERSIONED_TABLES) {
-    if (isPostgres(knex)) await knex.raw('drop trigger if exists ?? on ??', [`${table}_data_version`, table]);
-    else
-      for (const op of ['insert', 'update', 'delete'])
-        await knex.raw('drop trigger if exists ??', [`${table}_${op}_data_version`]);
-  }
+  for (const table of VERSIONED_TABLES) await stopBumpingDataVersionOn(knex, table);
   if (isPostgres(knex)) await knex.raw('drop function if exists bump_data_version()');
   await knex.schema.dropTableIfExists(DATA_VERSION_TABLE);
 }
