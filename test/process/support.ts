@@ -106,9 +106,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `basic(login, password)` of the kit, by the name the older process tests know. */
-export { basic as basicAuth } from '../support/kit';
-
 export interface Answer {
   status: number;
   headers: Headers;
