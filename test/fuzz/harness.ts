@@ -22,6 +22,7 @@ import { createThrottle } from '../../src/http/throttle';
 import { can, type Role } from '../../src/users/roles';
 import { NS, startService, TEST_NOW, type TestService } from '../support/app';
 import type { Engine } from '../support/engines';
+import { basic } from '../support/kit';
 import {
   Joined,
   Long,
@@ -176,7 +177,7 @@ export class FuzzHarness {
       body: Buffer.from(JSON.stringify(body)),
       headers: {
         'content-type': 'application/json',
-        authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
+        authorization: basic(login, password),
       },
     });
     if (answer.status !== 201) throw new Error(`seeding ${path} answered ${answer.status}: ${answer.text}`);
@@ -288,8 +289,6 @@ export class FuzzHarness {
   }
 
   private authorization(request: FuzzRequest): string | undefined {
-    const basic = (login: string, password: string) =>
-      `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
     switch (request.auth.kind) {
       case 'anonymous':
         return undefined;

@@ -6,9 +6,9 @@
 import http from 'node:http';
 import request from 'supertest';
 import { ENGINES } from '../support/engines';
+import { basic } from '../support/kit';
 import { http as client, NS, startService, TEST_NOW, type TestService } from '../support/app';
 
-const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 const ids = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
 const BIG = 2147483648; // one past PostgreSQL's `integer`
 

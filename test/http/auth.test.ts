@@ -4,9 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ENGINES } from '../support/engines';
+import { basic } from '../support/kit';
 import { http, NS, startService, type TestService } from '../support/app';
-
-const basic = (value: string) => `Basic ${Buffer.from(value).toString('base64')}`;
 
 describe.each(ENGINES)('authentication on %s', (engine) => {
   let service: TestService;

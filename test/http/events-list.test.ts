@@ -4,11 +4,10 @@
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';
+import { utcText } from '../support/kit';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { insertOrganizer, insertVenue } from '../support/fixtures';
 import type { Role } from '../../src/users/roles';
-
-const fmt = (d: DateTime) => d.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
 
 describe.each(ENGINES)('event lists on %s', (engine) => {
   let service: TestService;
@@ -25,7 +24,7 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
     ids[key] = res.body.id;
     return res.body;
   };
-  const at = (start: DateTime, hours = 2) => ({ start_date: fmt(start), end_date: fmt(start.plus({ hours })) });
+  const at = (start: DateTime, hours = 2) => ({ start_date: utcText(start), end_date: utcText(start.plus({ hours })) });
   const list = (query: Record<string, unknown> = {}, role?: Role) => {
     const req = http(service).get(base).query(query);
     return role ? req.auth(...service.as(role)) : req;
@@ -63,8 +62,8 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
 
     await create('three days ago', at(now.minus({ days: 3 })));
     await create('running since three days', {
-      start_date: fmt(now.minus({ days: 3 })),
-      end_date: fmt(now.plus({ days: 3 })),
+      start_date: utcText(now.minus({ days: 3 })),
+      end_date: utcText(now.plus({ days: 3 })),
     });
     await create('yesterday morning', {
       ...at(now.minus({ days: 1 }).startOf('day').plus({ hours: 8 })),
@@ -145,34 +144,34 @@ describe.each(ENGINES)('event lists on %s', (engine) => {
   });
 
   it('rounds start_date and end_date to whole days unless strict_dates', async () => {
-    const yesterdayNoon = fmt(now.minus({ days: 1 }).startOf('day').plus({ hours: 12 }));
+    const yesterdayNoon = utcText(now.minus({ days: 1 }).startOf('day').plus({ hours: 12 }));
     expect(await titles({ start_date: yesterdayNoon })).toContain('yesterday morning');
     expect(await titles({ start_date: yesterdayNoon, strict_dates: 'true' })).not.toContain('yesterday morning');
     const tomorrow = now.plus({ days: 1 });
-    expect(await titles({ end_date: fmt(tomorrow.startOf('day')) })).toContain('tomorrow');
-    expect(await titles({ end_date: fmt(tomorrow.startOf('day')), strict_dates: 1 })).not.toContain('tomorrow');
+    expect(await titles({ end_date: utcText(tomorrow.startOf('day')) })).toContain('tomorrow');
+    expect(await titles({ end_date: utcText(tomorrow.startOf('day')), strict_dates: 1 })).not.toContain('tomorrow');
   });
 
   it('applies explicit windows, and drops the defaults when a relative filter is sent', async () => {
-    const since = fmt(now.minus({ days: 10 }));
+    const since = utcText(now.minus({ days: 10 }));
     expect(await titles({ start_date: since })).toEqual([
       'three days ago',
       'running since three days',
       ...DEFAULT_WINDOW,
     ]);
-    expect(await titles({ ends_after: fmt(now.plus({ months: 13 })) })).toEqual(['in 25 months']);
-    expect(await titles({ starts_before: fmt(now.minus({ days: 2 })) })).toEqual([
+    expect(await titles({ ends_after: utcText(now.plus({ months: 13 })) })).toEqual(['in 25 months']);
+    expect(await titles({ starts_before: utcText(now.minus({ days: 2 })) })).toEqual([
       'three days ago',
       'running since three days',
     ]);
-    expect(await titles({ starts_after: fmt(now.plus({ days: 6 })), ends_before: fmt(now.plus({ days: 9 })) })).toEqual(
-      ['next week jazz picnic', 'child'],
-    );
+    expect(
+      await titles({ starts_after: utcText(now.plus({ days: 6 })), ends_before: utcText(now.plus({ days: 9 })) }),
+    ).toEqual(['next week jazz picnic', 'child']);
     expect(
       await titles({
         start_date: since,
-        starts_before: fmt(now.minus({ days: 2 })),
-        ends_after: fmt(now.plus({ days: 1 })),
+        starts_before: utcText(now.minus({ days: 2 })),
+        ends_after: utcText(now.plus({ days: 1 })),
       }),
     ).toEqual(['running since three days']);
     expect(await titles({ start_date: 'tomorrow', end_date: '+8 days' })).toEqual([

@@ -7,11 +7,10 @@
 import { DateTime } from 'luxon';
 import { syncSearch } from '../../src/search/documents';
 import { ENGINES } from '../support/engines';
+import { utcText } from '../support/kit';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { createDb } from '../../src/db/knex';
 import { insertEvent } from '../support/fixtures';
-
-const fmt = (d: DateTime) => d.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
 
 describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
   let service: TestService;
@@ -26,7 +25,7 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
     const res = await http(service)
       .post(`${NS}/events`)
       .auth(...service.as('editor'))
-      .send({ title, start_date: fmt(start), end_date: fmt(start.plus({ hours: 2 })), ...fields });
+      .send({ title, start_date: utcText(start), end_date: utcText(start.plus({ hours: 2 })), ...fields });
     expect(res.status).toBe(201);
     return res.body as { id: number };
   };
@@ -61,7 +60,7 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
     await service.database
       .db('events')
       .where({ post_id: id })
-      .update({ start_utc: fmt(now.plus({ days: 3 })), end_utc: fmt(now.plus({ days: 3, hours: 1 })) });
+      .update({ start_utc: utcText(now.plus({ days: 3 })), end_utc: utcText(now.plus({ days: 3, hours: 1 })) });
     await syncSearch(service.database.db, 'posts', [id]); // what the services do in the write's transaction
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 7, header: 7, pages: 4, count: 2 });
 

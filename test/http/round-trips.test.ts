@@ -5,10 +5,9 @@
  */
 import { DateTime } from 'luxon';
 import { ENGINES } from '../support/engines';
+import { utcText } from '../support/kit';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
-
-const fmt = (d: DateTime) => d.toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
 
 describe.each(ENGINES)('statements per request on %s', (engine) => {
   let service: TestService;
@@ -33,8 +32,8 @@ describe.each(ENGINES)('statements per request on %s', (engine) => {
         .auth(...editor)
         .send({
           title: `Round trip ${i}`,
-          start_date: fmt(start),
-          end_date: fmt(start.plus({ hours: 2 })),
+          start_date: utcText(start),
+          end_date: utcText(start.plus({ hours: 2 })),
           venue: { venue: `Hall ${i % 7}`, city: 'Amsterdam' },
           organizer: [{ organizer: `Host ${i % 5}` }, { organizer: `Crew ${i % 3}` }],
           categories: [category.body.id],
@@ -99,8 +98,8 @@ describe.each(ENGINES)('statements per request on %s', (engine) => {
           .auth(...service.as('editor'))
           .send({
             title: 'Counted create',
-            start_date: fmt(start),
-            end_date: fmt(start.plus({ hours: 1 })),
+            start_date: utcText(start),
+            end_date: utcText(start.plus({ hours: 1 })),
             venue: { venue: 'Hall 1', city: 'Amsterdam' },
             organizer: [{ organizer: 'Host 1' }],
           }),

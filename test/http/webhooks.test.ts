@@ -6,49 +6,17 @@
  * moved with a manual clock.
  */
 import dns from 'node:dns';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ENGINES } from '../support/engines';
+import { receiver, type Receiver, type Reception } from '../support/kit';
 import { http as client, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { clockStartingAt, manualClock, now, setClock } from '../../src/domain/clock';
 import { startDispatcher, type Dispatcher } from '../../src/integrations/webhooks/dispatcher';
 import { createLogger } from '../../src/logger';
 import type { AppContext } from '../../src/http/context';
 
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver answering each request with the next queued status (200 once the queue is empty). */
-async function receiver() {
-  const received: Received[] = [];
-  const statuses: number[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = statuses.shift() ?? 200;
-      if (status === 302) res.writeHead(302, { Location: '/elsewhere' }).end();
-      else res.writeHead(status, { 'Content-Type': 'text/plain' }).end(`answer ${status} ${'x'.repeat(2000)}`);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    received,
-    statuses,
-    port,
-    url: `http://127.0.0.1:${port}/hook`,
-    close: () => new Promise((r) => server.close(r)),
-  };
-}
-
 /** Verifies a received message with the standardwebhooks package, at the service's clock (its timestamp check). */
-function verify(secret: string, message: Received): unknown {
+function verify(secret: string, message: Reception): unknown {
   const spy = jest.spyOn(Date, 'now').mockReturnValue(now().getTime());
   try {
     return new Webhook(secret).verify(message.body, {
@@ -69,7 +37,7 @@ const TIMEOUT = 120_000;
 describe.each(ENGINES)('webhooks on %s', (engine) => {
   let service: TestService;
   let dispatcher: Dispatcher;
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: Receiver;
   const clock = manualClock(TEST_NOW);
   beforeAll(async () => {
     service = await startService(engine, ENV);
@@ -314,7 +282,7 @@ function attackerDns(): jest.SpyInstance[] {
 
 describe.each(ENGINES)('webhook address checks on %s', (engine) => {
   let service: TestService;
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: Receiver;
   beforeAll(async () => {
     service = await startService(engine); // WEBHOOK_ALLOW_PRIVATE unset
     hook = await receiver();

@@ -6,10 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { TestService } from '../support/app';
-
-export function basic([login, password]: [string, string]): string {
-  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
-}
+import { basic } from '../support/kit';
 
 export function mcpUrl(service: TestService): URL {
   return new URL(`http://127.0.0.1:${(service.server.address() as AddressInfo).port}/mcp`);
@@ -25,7 +22,7 @@ export async function connectHttp(
   // closing (ECONNRESET): the server keeps idle sockets for a minute here, which fetch learns from `Keep-Alive`
   service.server.keepAliveTimeout = 60_000;
   const client = new Client({ name: 'calendar-tests', version: '1.0.0' });
-  const all = { ...headers, ...(credentials ? { authorization: basic(credentials) } : {}) };
+  const all = { ...headers, ...(credentials ? { authorization: basic(...credentials) } : {}) };
   await client.connect(new StreamableHTTPClientTransport(mcpUrl(service), { requestInit: { headers: all } }));
   return client;
 }

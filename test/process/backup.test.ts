@@ -12,22 +12,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import knex from 'knex';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import {
-  basicAuth,
-  cli,
-  exited,
-  freePort,
-  INTEGRITY_QUERIES,
-  killAll,
-  outputOf,
-  request,
-  ROOT,
-  startServer,
-  TSX,
-} from './support';
+import { basic, cliAsync, until } from '../support/kit';
+import { cli, exited, freePort, INTEGRITY_QUERIES, killAll, outputOf, request, ROOT, startServer } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'keeper', ADMIN_PASSWORD: 'a backed-up admin password' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const WRITERS = 4;
 
@@ -36,28 +25,6 @@ interface Write {
   title: string;
   sentAt: number;
   ackedAt: number;
-}
-
-/** Runs the CLI without blocking this process (the writers go on meanwhile). */
-function cliAsync(url: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-/** Waits (bounded) until `condition` holds. */
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 afterAll(killAll);

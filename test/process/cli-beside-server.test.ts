@@ -5,33 +5,19 @@
  * does not cover for a stale snapshot): creates answered 500, the dispatcher logged errors, the import died.
  * IMPORT_EVENTS sets the size of the import (3 000 is the issue's number; the default keeps the suite short).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import {
-  basicAuth,
-  cli,
-  exited,
-  freePort,
-  killAll,
-  outputOf,
-  request,
-  ROOT,
-  startServer,
-  TSX,
-  type Answer,
-} from './support';
+import { basic, cliAsync, receiver, until } from '../support/kit';
+import { cli, exited, freePort, killAll, outputOf, request, startServer, type Answer } from './support';
 
 const EVENTS = Number(process.env.IMPORT_EVENTS ?? 600);
 const CREATES = 60;
 /** Creates in flight at once: enough to contend with the import, few enough to leave it time to run. */
 const CREATORS = 3;
 const ADMIN = { ADMIN_LOGIN: 'beside', ADMIN_PASSWORD: 'a server beside the cli' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const ENV = { ...ADMIN, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '20', LOG_LEVEL: 'warn' };
 
@@ -53,42 +39,6 @@ function calendar(count: number): string {
   }
   lines.push('END:VCALENDAR', '');
   return lines.join('\r\n');
-}
-
-/** A receiver that answers 200 at once and keeps the type and record id of every message. */
-async function receiver() {
-  const received: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { type, data } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      received.push(`${type}:${data.id}`);
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { received, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** The CLI as a child that runs while this process sends requests. */
-function cliAsync(url: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-  });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
-
-/** Waits (bounded) until `condition` holds; the assertions after it say what did not. */
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** The server's log lines at level error or above (pino: 50 and 60). */

@@ -7,8 +7,8 @@
 import Database from 'better-sqlite3';
 import knex from 'knex';
 import { ENGINES, freshDatabaseUrl, type Engine } from '../support/engines';
+import { basic } from '../support/kit';
 import {
-  basicAuth,
   exited,
   freePort,
   INTEGRITY_QUERIES,
@@ -21,7 +21,7 @@ import {
 } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'keeper', ADMIN_PASSWORD: 'a durable admin password' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 
 const CYCLES = 3;

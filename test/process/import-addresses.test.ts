@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
+import { runChild } from '../support/kit';
 import { cli, ROOT, TSX } from './support';
 
 /** Hosts of a non-public address in every notation the attacker tried (findings 2 and 7 of issue 21). */
@@ -32,25 +33,6 @@ const FORMS = [
 const PRIVATE = /is a private address \(allow it with --allow-private\)/;
 const RESOLVES_PRIVATE = /resolves to \S+, a private address \(allow it with --allow-private\)/;
 const TIMEOUT = 240_000;
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A child to completion, without blocking this process (which may serve what it fetches). */
-function run(command: string, args: string[], env: Record<string, string>): Promise<Run> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 /** Runs `each` over `items`, a few at a time (every child is a TypeScript compiler on a loaded machine). */
 async function inBatches<T>(items: T[], each: (item: T) => Promise<void>): Promise<void> {
@@ -78,7 +60,7 @@ describe.each(ENGINES)('import ics of non-public literals on %s', (engine) => {
     await database.drop();
   });
   const importIcs = (url: string, ...flags: string[]) =>
-    run(TSX, ['scripts/cli.ts', 'import', 'ics', url, '--author', 'importer', ...flags], {
+    runChild(TSX, ['scripts/cli.ts', 'import', 'ics', url, '--author', 'importer', ...flags], {
       DATABASE_URL: database.url,
     });
 
@@ -149,7 +131,7 @@ describe('import ics from a public server that redirects, and of names, inside a
 
   /** The CLI inside the namespace (util-linux's nsenter, into the server's user, network and mount namespaces). */
   const importIcs = (url: string, ...flags: string[]) =>
-    run(
+    runChild(
       'nsenter',
       [
         '-t',

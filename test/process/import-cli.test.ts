@@ -7,36 +7,8 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import { spawn } from 'node:child_process';
-import { cli, ROOT, TSX } from './support';
-
-/** The CLI without blocking this process (which serves the URL it fetches). */
-function cliAsync(
-  url: string,
-  ...args: string[]
-): Promise<{ status: number | null; lines: unknown[]; stderr: string }> {
-  const child = spawn(TSX, ['scripts/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) =>
-    child.on('close', (status) =>
-      resolve({
-        status,
-        stderr,
-        lines: stdout
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as unknown),
-      }),
-    ),
-  );
-}
+import { cliAsync, jsonLines } from '../support/kit';
+import { cli } from './support';
 
 const GOOGLE = path.join(__dirname, '..', 'fixtures', 'ical', 'google.ics');
 
@@ -74,7 +46,8 @@ describe.each(ENGINES)('import commands on %s', (engine) => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/127\.0\.0\.1 is a private address \(allow it with --allow-private\)/);
     const allowed = await cliAsync(database.url, 'import', 'ics', url, '--author', 'importer', '--allow-private');
-    expect(allowed.lines).toEqual([expect.objectContaining({ created: 3 })]); // another source: its own UIDs
+    // another source: its own UIDs
+    expect(jsonLines(allowed.stdout)).toEqual([expect.objectContaining({ created: 3 })]);
   });
 
   it('answers usage errors with status 2', () => {

@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import { basicAuth, freePort, killAll, request, ROOT, startServer, TSX } from './support';
+import { basic } from '../support/kit';
+import { freePort, killAll, request, ROOT, startServer, TSX } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'owner', ADMIN_PASSWORD: 'the owner of this calendar' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const EVENTS = 17;
 

@@ -11,10 +11,11 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import { basicAuth, cli, freePort, INTEGRITY_QUERIES, killAll, request, startServer, type Answer } from './support';
+import { basic } from '../support/kit';
+import { cli, freePort, INTEGRITY_QUERIES, killAll, request, startServer, type Answer } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'chief', ADMIN_PASSWORD: 'a shared admin password' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 /** Both nodes as behind a load balancer: TRUST_PROXY=1 (without X-Forwarded-* headers the socket's address counts). */
 const ENV = { ...ADMIN, LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW_SECONDS: '600', TRUST_PROXY: '1' };
 const NAMESPACE = '/calendar/events/v1';
@@ -440,8 +441,8 @@ if (ENGINES.includes('postgres')) {
         async () => {
           const made = cli(database.url, 'user', 'create', '--login', 'target', '--role', 'editor');
           expect(made.status).toBe(0);
-          const right = basicAuth('target', made.lines[0].password);
-          const wrong = basicAuth('target', 'not the password');
+          const right = basic('target', made.lines[0].password);
+          const wrong = basic('target', 'not the password');
           const failures = [
             await call(0, 'GET', '/categories', undefined, wrong),
             await call(1, 'GET', '/categories', undefined, wrong),
@@ -471,8 +472,8 @@ if (ENGINES.includes('postgres')) {
         async () => {
           const made = cli(database.url, 'user', 'create', '--login', 'regular', '--role', 'editor');
           expect(made.status).toBe(0);
-          const right = basicAuth('regular', made.lines[0].password);
-          const wrong = basicAuth('regular', 'a guess');
+          const right = basic('regular', made.lines[0].password);
+          const wrong = basic('regular', 'a guess');
           expect([
             (await call(0, 'GET', '/categories', undefined, right)).status,
             (await call(1, 'GET', '/categories', undefined, right)).status,
@@ -492,7 +493,7 @@ if (ENGINES.includes('postgres')) {
         async () => {
           const from = (address: string) => ({ 'X-Forwarded-For': address });
           const attempt = (i: number, login: string, address: string) =>
-            request(node(i), 'GET', '/categories', { auth: basicAuth(login, 'whatever'), headers: from(address) });
+            request(node(i), 'GET', '/categories', { auth: basic(login, 'whatever'), headers: from(address) });
           const failures: number[] = [];
           for (let i = 0; i < 15; i++) failures.push((await attempt(i, `stranger-${i}`, '203.0.113.7')).status);
           expect(failures).toEqual(Array(15).fill(401));

@@ -4,10 +4,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
+import { jsonLines, ROOT, TSX } from '../support/kit';
 
-export const ROOT = path.resolve(__dirname, '../..');
-export const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+export { ROOT, TSX };
 
 /** Runs the CLI to completion; stdout is one JSON object per line. */
 export function cli(url: string, ...args: string[]) {
@@ -16,15 +15,7 @@ export function cli(url: string, ...args: string[]) {
     env: { ...process.env, DATABASE_URL: url },
     encoding: 'utf8',
   });
-  return {
-    status: run.status,
-    lines: run.stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l)),
-    stderr: run.stderr,
-  };
+  return { status: run.status, lines: jsonLines(run.stdout), stderr: run.stderr };
 }
 
 /** What a server child printed (bounded: the last lines only), for the message of a failing test. */
@@ -114,9 +105,6 @@ export function freePort(): Promise<number> {
     });
   });
 }
-
-export const basicAuth = (login: string, password: string) =>
-  `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 export interface Answer {
   status: number;

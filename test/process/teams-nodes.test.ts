@@ -7,10 +7,11 @@
  */
 import knex, { type Knex } from 'knex';
 import { ENGINES, freshDatabaseUrl } from '../support/engines';
-import { basicAuth, freePort, killAll, request, startServer, type Answer } from './support';
+import { basic } from '../support/kit';
+import { freePort, killAll, request, startServer, type Answer } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'chief', ADMIN_PASSWORD: 'a shared admin password' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const TIMEOUT = 180_000;
 const EVENT = { start_date: '2031-06-01 10:00:00', end_date: '2031-06-01 12:00:00', status: 'publish' };
@@ -104,7 +105,7 @@ if (ENGINES.includes('postgres')) {
       async () => {
         const made = await call(0, 'POST', '/users/me/application-passwords', { name: 'Two nodes' });
         expect(made.status).toBe(201);
-        const auth = basicAuth(ADMIN.ADMIN_LOGIN, made.body.password);
+        const auth = basic(ADMIN.ADMIN_LOGIN, made.body.password);
         for (const i of [0, 1])
           expect((await call(i, 'GET', '/users/me/application-passwords', undefined, {}, auth)).status).toBe(200);
         expect((await call(0, 'DELETE', `/users/me/application-passwords/${made.body.uuid}`)).status).toBe(200);

@@ -5,15 +5,14 @@
  * nothing was delivered that the feed does not have. On PostgreSQL two nodes dispatch one outbox at once: no
  * message goes out twice in one attempt.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import knex from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { ENGINES, freshDatabaseUrl, type Engine } from '../support/engines';
-import { basicAuth, exited, freePort, killAll, mapLimit, request, startServer } from './support';
+import { basic, receiver, until, type Receiver, type Reception } from '../support/kit';
+import { exited, freePort, killAll, mapLimit, request, startServer } from './support';
 
 const ADMIN = { ADMIN_LOGIN: 'hooker', ADMIN_PASSWORD: 'a webhook admin password' };
-const AUTH = basicAuth(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
+const AUTH = basic(ADMIN.ADMIN_LOGIN, ADMIN.ADMIN_PASSWORD);
 const NAMESPACE = '/calendar/events/v1';
 const ENV = {
   ...ADMIN,
@@ -23,47 +22,6 @@ const ENV = {
   WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1',
 };
 const TIMEOUT = 240_000;
-
-interface Message {
-  id: string;
-  attempt: string;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** A receiver that answers after `delayMs`, 500 to the first reception of each id when `failFirst`, else 200. */
-async function receiver(delayMs: number, failFirst = false) {
-  const messages: Message[] = [];
-  const seen = new Set<string>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      messages.push({
-        id,
-        attempt: String(req.headers['webhook-timestamp']),
-        body: Buffer.concat(chunks).toString('utf8'),
-        headers: req.headers,
-      });
-      const fail = failFirst && !seen.has(id);
-      seen.add(id);
-      setTimeout(() => res.writeHead(fail ? 500 : 200).end(), delayMs);
-    });
-  });
-  server.keepAliveTimeout = 100;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { messages, url: `http://127.0.0.1:${port}/hook`, close: () => new Promise((r) => server.close(r)) };
-}
-
-const until = async (what: () => Promise<boolean>, ms: number) => {
-  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-    if (await what()) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
-};
 
 /** The whole feed after `cursor`, as `resource:id:action` per change. */
 async function wholeFeed(base: string, cursor: string): Promise<string[]> {
@@ -82,7 +40,7 @@ async function wholeFeed(base: string, cursor: string): Promise<string[]> {
   return all;
 }
 
-const typeOf = (m: Message) => {
+const typeOf = (m: Reception) => {
   const body = JSON.parse(m.body) as { type: string; data: { id: number } };
   const [resource, action] = body.type.split('.');
   return `${resource}:${body.data.id}:${action}`;
@@ -90,10 +48,10 @@ const typeOf = (m: Message) => {
 
 describe.each(ENGINES)('webhooks across SIGKILL on %s', (engine: Engine) => {
   let database: { url: string; drop(): Promise<void> };
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: Receiver;
   beforeAll(async () => {
     database = await freshDatabaseUrl(engine);
-    hook = await receiver(100);
+    hook = await receiver({ delayMs: 100, keepAliveTimeoutMs: 100 });
   });
   afterAll(async () => {
     await killAll();
@@ -134,32 +92,33 @@ describe.each(ENGINES)('webhooks across SIGKILL on %s', (engine: Engine) => {
         }
       };
       const loops = Array.from({ length: 6 }, (_, l) => loop(l));
-      await until(async () => acked.length >= 60 && hook.messages.length >= 10, 60_000);
+      await until(() => acked.length >= 60 && hook.received.length >= 10, 60_000, 200);
       server.kill('SIGKILL');
       stop = true;
       await exited(server);
       await Promise.all(loops);
-      const receivedAtKill = new Set(hook.messages.map((m) => m.id)).size;
+      const receivedAtKill = new Set(hook.received.map((m) => m.id)).size;
 
       port = await freePort();
       base = `http://127.0.0.1:${port}${NAMESPACE}`;
       server = await startServer(database.url, port, ENV);
       const feed = await wholeFeed(base, start);
-      const delivered = () => new Set(hook.messages.map(typeOf));
-      await until(async () => feed.every((change) => delivered().has(change)), 120_000);
+      const delivered = () => new Set(hook.received.map(typeOf));
+      await until(() => feed.every((change) => delivered().has(change)), 120_000, 200);
       console.log(
         `webhooks on ${engine}: ${acked.length} acknowledged writes, ${feed.length} changes in the feed, ` +
-          `${receivedAtKill} messages delivered before the SIGKILL, ${new Set(hook.messages.map((m) => m.id)).size} after the restart ` +
-          `(${hook.messages.length} receptions)`,
+          `${receivedAtKill} messages delivered before the SIGKILL, ` +
+          `${new Set(hook.received.map((m) => m.id)).size} after the restart ` +
+          `(${hook.received.length} receptions)`,
       );
 
       expect(acked.filter((change) => !feed.includes(change))).toEqual([]); // the feed is complete
       expect(feed.filter((change) => !delivered().has(change))).toEqual([]); // every committed change delivered
       expect([...delivered()].filter((change) => !feed.includes(change))).toEqual([]); // and nothing else
-      expect(new Set(hook.messages.map((m) => m.id)).size).toBe(feed.length); // one message per change
+      expect(new Set(hook.received.map((m) => m.id)).size).toBe(feed.length); // one message per change
       expect(feed.length).toBeGreaterThan(receivedAtKill); // the kill left messages in the outbox
       const verifier = new Webhook(secret);
-      for (const m of hook.messages) {
+      for (const m of hook.received) {
         const spy = jest.spyOn(Date, 'now').mockReturnValue(Number(m.headers['webhook-timestamp']) * 1000);
         try {
           verifier.verify(m.body, {
@@ -179,10 +138,10 @@ describe.each(ENGINES)('webhooks across SIGKILL on %s', (engine: Engine) => {
 if (ENGINES.includes('postgres')) {
   describe('two nodes dispatching one PostgreSQL outbox', () => {
     let database: { url: string; drop(): Promise<void> };
-    let hook: Awaited<ReturnType<typeof receiver>>;
+    let hook: Receiver;
     beforeAll(async () => {
       database = await freshDatabaseUrl('postgres');
-      hook = await receiver(20, true);
+      hook = await receiver({ delayMs: 20, failFirst: true, keepAliveTimeoutMs: 100 });
     });
     afterAll(async () => {
       await killAll();
@@ -209,13 +168,17 @@ if (ENGINES.includes('postgres')) {
         expect(answers.filter((a) => a.status !== 201)).toEqual([]);
         const sql = knex({ client: 'pg', connection: database.url, pool: { min: 0, max: 1 } });
         try {
-          const settled = await until(async () => {
-            const [{ n }] = await sql('webhook_deliveries').whereNot({ state: 'succeeded' }).count({ n: '*' });
-            return Number(n) === 0;
-          }, 120_000);
+          const settled = await until(
+            async () => {
+              const [{ n }] = await sql('webhook_deliveries').whereNot({ state: 'succeeded' }).count({ n: '*' });
+              return Number(n) === 0;
+            },
+            120_000,
+            200,
+          );
           expect(settled).toBe(true);
           const perId = new Map<string, number>();
-          for (const m of hook.messages) perId.set(m.id, (perId.get(m.id) ?? 0) + 1);
+          for (const m of hook.received) perId.set(m.id, (perId.get(m.id) ?? 0) + 1);
           expect(perId.size).toBe(120);
           expect([...perId.values()].filter((n) => n !== 2)).toEqual([]); // attempt 1 (500) and attempt 2 (200), never twice
           const attempts = await sql('webhook_attempts')

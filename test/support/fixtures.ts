@@ -68,3 +68,27 @@ export async function insertOrganizer(db: Db, name: string, fields: Record<strin
   await db('organizers').insert({ post_id: id, ...fields });
   return id;
 }
+
+/** A category (`tribe_events_cat`) or tag (`post_tag`) stored directly, with no posts and a count of 0. */
+export async function insertTerm(db: Db, taxonomy: 'tribe_events_cat' | 'post_tag', name: string): Promise<number> {
+  const [row] = await db('terms')
+    .insert({ taxonomy, name, slug: `fixture-term-${++counter}-${Date.now()}`, language: 'en' })
+    .returning('id');
+  return Number(row.id);
+}
+
+/** A webhook subscription stored directly (its secret a placeholder: nothing is sent in the tests that use it). */
+export async function insertWebhook(db: Db, events: string[], active = true): Promise<number> {
+  const now = utcNow();
+  const [row] = await db('webhooks')
+    .insert({
+      url: 'https://receiver.example/hook',
+      events: JSON.stringify(events),
+      active,
+      secret: 'unused',
+      created_utc: now,
+      modified_utc: now,
+    })
+    .returning('id');
+  return Number(row.id);
+}
