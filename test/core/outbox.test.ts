@@ -4,7 +4,7 @@
  * row per change and matching active subscription (its event type, or `*`), none for inactive subscriptions or other
  * types; through the kernel, a write's announcements reach the feed in the order announced.
  */
-import { recordChange, recordChanges, subscribes, termResource } from '../../src/core/outbox';
+import { recordChanges, subscribes, termResource } from '../../src/core/outbox';
 import { write } from '../../src/core/write';
 import type { Db } from '../../src/db/types';
 import { ENGINES } from '../support/engines';
@@ -106,7 +106,7 @@ describe.each(ENGINES)('the change feed and the outbox on %s', (engine) => {
     await insertWebhook(db, ['*'], false);
     await insertWebhook(db, ['event.deleted']);
     await db.transaction(async (trx) => {
-      await recordChange(trx, 'tag', tag, 'deleted');
+      await recordChanges(trx, 'tag', [tag], 'deleted');
       await recordChanges(trx, 'event', [], 'created');
     });
     expect(await feed()).toEqual([
