@@ -1,5 +1,5 @@
 /**
- * Issue 22: the representation cache is exact. Every kind of write is reflected in the very next read of every
+ * The representation cache is exact. Every kind of write is reflected in the very next read of every
  * representation that shows it, on the node that wrote and on another node, each with a warm cache of its own;
  * every answer is byte for byte what a node without the cache answers.
  */

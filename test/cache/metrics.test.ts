@@ -1,5 +1,5 @@
 /**
- * Issue 22: the representation cache is on by default, RENDER_CACHE=off turns it off, its byte budget holds, and
+ * The representation cache is on by default, RENDER_CACHE=off turns it off, its byte budget holds, and
  * `/metrics` shows its hits, misses, evictions and bytes.
  */
 import request from 'supertest';

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a property test of the representation cache. Random writes (titles, venues, categories, names, statuses,
+ * A property test of the representation cache. Random writes (titles, venues, categories, names, statuses,
  * passwords, translations, creates, deletes) interleaved with random reads (single records and lists, three roles,
  * two languages): every answer of a node with the cache is byte for byte the answer of a node without it.
  */

@@ -1,5 +1,5 @@
 /**
- * Feed keys (issue 21, finding 12) through HTTP on every engine: `?key=<login>:<application password>` on the
+ * Feed keys (a red team's finding) through HTTP on every engine: `?key=<login>:<application password>` on the
  * calendar reads authenticates like Basic, read-only, only with application passwords, answered `no-store`; a wrong
  * key is 401 and counts in the login throttle; writes and JSON answers never take a key.
  */

@@ -1,5 +1,5 @@
 /**
- * iCalendar feeds through HTTP on every engine (issue 12): each feed is read by ical.js and by Debian's
+ * iCalendar feeds through HTTP on every engine: each feed is read by ical.js and by Debian's
  * python3-icalendar and compared with the JSON API, and every event is stored in a radicale CalDAV server, which
  * refuses invalid objects. Zones with DST changes, all-day events, hostile texts, languages, filters, the window, the
  * cap, read rules, SEQUENCE and conditional reads.

@@ -1,5 +1,5 @@
 /**
- * Series in iCalendar feeds on every engine (issues 11 and 12): one VEVENT with RRULE/RDATE/EXDATE per series plus
+ * Series in iCalendar feeds on every engine: one VEVENT with RRULE/RDATE/EXDATE per series plus
  * one with RECURRENCE-ID per detached occurrence; python3-recurring-ical-events expands it to exactly what
  * `GET /events/occurrences/{id}` lists; ical.js reads it; radicale stores it.
  */

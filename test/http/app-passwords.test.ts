@@ -1,5 +1,5 @@
 /**
- * Application passwords through HTTP, on each engine (issue 14): create (shown once), use with Basic, last use
+ * Application passwords through HTTP, on each engine: create (shown once), use with Basic, last use
  * recorded at most once a minute, read-only scope, revoke one and all (refused at once, even when remembered),
  * administrators under /users/{id}, the login throttle, feed keys (`login:password`) and their redaction in logs.
  */

@@ -1,5 +1,5 @@
 /**
- * The audit trail on each engine (issue 14): API writes of every kind record who (user, application password), when,
+ * The audit trail on each engine: API writes of every kind record who (user, application password), when,
  * from where, which operation on which record and the changed fields (secrets redacted), in the write's
  * transaction; GET /audit for administrators with filters and paging; CLI writes; retention by the service clock.
  */

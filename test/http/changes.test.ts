@@ -1,5 +1,5 @@
 /**
- * The change feed through HTTP, on every engine (issue 13): every resource and action, the caller's view, paging,
+ * The change feed through HTTP, on every engine: every resource and action, the caller's view, paging,
  * bad and expired cursors (time moved with a manual clock), and `modified_after`/`modified_before` on the lists.
  */
 import { ENGINES } from '../support/engines';

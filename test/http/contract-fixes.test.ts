@@ -1,5 +1,5 @@
 /**
- * What the contract run (test/contract/) found, fixed, through HTTP on every engine (issue 23, item 6): JSON bodies
+ * What the contract run (test/contract/) found, fixed, through HTTP on every engine: JSON bodies
  * keep their types while forms are read as text (D91), tags have no `parent` (D92), booleans in any case and empty
  * list filters (D93), a webhook URL that is a URL, and `links` on every create answer (D94).
  */

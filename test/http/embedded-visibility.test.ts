@@ -1,5 +1,5 @@
 /**
- * Issue 21: an event embeds only the venue and organizers its reader may read (D63), in JSON, iCalendar and the
+ * An event embeds only the venue and organizers its reader may read (D63), in JSON, iCalendar and the
  * change feed, and an event write links only records its writer may read (400 like an unknown id).
  */
 import { ENGINES } from '../support/engines';

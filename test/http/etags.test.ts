@@ -1,5 +1,5 @@
 /**
- * Issue 21: single reads' ETags give nothing away (keyed with the service's secret), are the same on every node of
+ * Single reads' ETags give nothing away (keyed with the service's secret), are the same on every node of
  * one database, and write answers carry the ETag of the record they wrote, on every engine.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on creates, on each engine (issue 14): replay with `Idempotent-Replayed: true` and nothing
+ * `Idempotency-Key` on creates, on each engine: replay with `Idempotent-Replayed: true` and nothing
  * written, another body 422, a repeat while the first runs 409, keys per caller, expiry after 24 hours (service
  * clock), failed creates not remembered.
  */

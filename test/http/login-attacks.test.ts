@@ -1,5 +1,5 @@
 /**
- * Password guessing as attackers tried it (issue 21), on every engine: many guesses in flight at once, guesses
+ * Password guessing as attackers tried it, on every engine: many guesses in flight at once, guesses
  * from other addresses than the real user's, from many addresses in 127/8 or one IPv6 /64, and what a login
  * attempt costs in slow hashes (docs/decisions.md D59, D60, D61). Slow hashes are counted through the seam in
  * src/users/passwords.ts, never timed.

@@ -1,5 +1,5 @@
 /**
- * If-Match / If-Unmodified-Since on updates and deletes of every record kind, on each engine (issue 14): the version
+ * If-Match / If-Unmodified-Since on updates and deletes of every record kind, on each engine: the version
  * in single reads' ETags, 412 with the current ETag and nothing written, two concurrent updates with one If-Match
  * (exactly one wins), and nothing changed without the headers.
  */

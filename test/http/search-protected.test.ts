@@ -1,5 +1,5 @@
 /**
- * Issue 21: `search` must not tell whether a password-protected event's description or excerpt holds a text to a
+ * `search` must not tell whether a password-protected event's description or excerpt holds a text to a
  * caller who may not read them (D64): such callers match it on its title only. The right `password`, or the right
  * to edit the event, matches every field as before.
  */

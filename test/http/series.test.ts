@@ -1,5 +1,5 @@
 /**
- * Recurring series through HTTP, on every engine (issue 11): creating with every rule part, the scopes of updates
+ * Recurring series through HTTP, on every engine: creating with every rule part, the scopes of updates
  * and deletes, detached occurrences, `following` splits, `recurrence: null`, `collapse_recurring`,
  * `/events/occurrences/{id}`, `post_parent`, the horizon of open-ended rules and the limits.
  */
@@ -587,7 +587,7 @@ describe.each(ENGINES)('recurring series on %s', (engine) => {
       expect(await total({ start_date: '2027-01-01', end_date: '2028-06-15' })).toBe(18);
     });
 
-    it('an anonymous list far past the horizon writes nothing (issue 21)', async () => {
+    it('an anonymous list far past the horizon writes nothing', async () => {
       setClock(clockStartingAt(TEST_NOW));
       const as = horizonService.as('administrator');
       for (let i = 0; i < 30; i++) {

@@ -1,5 +1,5 @@
 /**
- * Webhooks through HTTP on every engine (issue 13), against a local receiver on 127.0.0.1 (port 0): subscriptions
+ * Webhooks through HTTP on every engine, against a local receiver on 127.0.0.1 (port 0): subscriptions
  * for administrators only, signatures checked with the `standardwebhooks` package (an independent implementation),
  * per-record order, retries on a shrunk schedule, giving up, manual retry, disabling after days of failure, secret
  * rotation with both signatures, and the SSRF refusals. The dispatcher is stepped by hand (`tick`), the service clock
@@ -236,7 +236,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
   );
 });
 
-/** Findings 2 and 7 of issue 21: IPv6 notations of loopback and the special-purpose ranges (D62). */
+/** A red team's findings: IPv6 notations of loopback and the special-purpose ranges (D62). */
 const NON_PUBLIC = [
   '::ffff:127.0.0.1',
   '::ffff:7f00:1',

@@ -1,5 +1,5 @@
 /**
- * `import ics` on every engine (issue 12): our own feed round-trips through a second service (fetched over HTTP from
+ * `import ics` on every engine: our own feed round-trips through a second service (fetched over HTTP from
  * 127.0.0.1, which needs --allow-private), three files mimicking Google, Outlook and Apple exports import with their
  * zones, venues, organizers and categories, bad events are reported with their line, re-runs match by UID, --sync
  * trashes what left the feed, --dry-run writes nothing, and the --author's permissions apply.
@@ -232,7 +232,7 @@ describe.each(ENGINES)('import ics on %s', (engine) => {
     const night = byTitle(list, 'Night of the clock change');
     expect(night).toMatchObject({ utc_start_date: '2027-10-30 21:00:00', utc_end_date: '2027-10-31 00:00:00' }); // 02:00 happens twice: RFC 5545 takes the first
     expect(night.venue).toMatchObject({ venue: 'Berghain', geo_lat: 52.511, geo_lng: 13.443 });
-    // every write of an import is in the audit trail as one (issue 14)
+    // every write of an import is in the audit trail as one
     const audited = await target.database
       .db('audit_log')
       .where({ resource: 'event', operation: 'create' })

@@ -1,5 +1,5 @@
 /**
- * `import ics` of this site's own UIDs on every engine (issue 23, docs/decisions.md D88): the feed exported over HTTP
+ * `import ics` of this site's own UIDs on every engine (docs/decisions.md D88): the feed exported over HTTP
  * and imported back into the same database creates nothing and changes nothing, a calendar app's copy of it neither;
  * an edited copy updates exactly what was edited (series occurrences included) and leaves venue, organizers, terms,
  * website and status alone; the importer's permissions apply; a UID of another site still creates.

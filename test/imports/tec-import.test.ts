@@ -1,5 +1,5 @@
 /**
- * `import tec` on every engine (issue 12): a second instance of this service, seeded through its API, is copied
+ * `import tec` on every engine: a second instance of this service, seeded through its API, is copied
  * completely into an empty one (counts, slugs, links, dates, record by record); a second run changes nothing; an
  * interrupted run resumes; a site that is not the plugin's API is a clear error.
  */

@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, run on the Node 22 binary that
- * scripts/provision.sh installs) against `/mcp` (issue 24): every generic server scenario it runs must pass
+ * scripts/provision.sh installs) against `/mcp`: every generic server scenario it runs must pass
  * (initialize, ping, tools/list, resources/list, DNS rebinding protection); the scenarios that need the reference
  * server's fixtures or capabilities the calendar does not offer are its expected failures, listed with the reason in
  * conformance-expected-failures.yaml. Protocol only, so one engine (SQLite) is enough.

@@ -1,5 +1,5 @@
 /**
- * `/mcp` over Streamable HTTP with the SDK's own client, on each engine (issue 24): every generated tool called at
+ * `/mcp` over Streamable HTTP with the SDK's own client, on each engine: every generated tool called at
  * least once, an event's life (inline venue and organizer, found by search and by date, updated with If-Match, read
  * as iCalendar, deleted), permissions as REST has them, errors an assistant can act on (in the caller's language),
  * audit entries and change-feed records the same as REST's, resources, and the DNS rebinding protection.

@@ -1,5 +1,5 @@
 /**
- * The CLI's `mcp` command over stdio, with the SDK's client spawning it (issue 24), on each engine: against the local
+ * The CLI's `mcp` command over stdio, with the SDK's client spawning it, on each engine: against the local
  * database as a named user (every tool called; a contributor's event waits for review; the audit trail says `cli`),
  * and against a running service with an application password (its tools and refusals, unchanged).
  */

@@ -2,7 +2,7 @@
  * `cli backup` while the server (a child process) takes concurrent writes, on every engine: the backup is restored
  * (SQLite: the copied file; PostgreSQL: `import-dump` of the dump into an empty database), a server started on it
  * has every write acknowledged before the backup began and none sent after it ended, and the copy is intact.
- * The files (issue 21, finding 8): a backup is private (0600) from its first byte, and the partial file of a run
+ * The files (a red team's finding): a backup is private (0600) from its first byte, and the partial file of a run
  * killed mid-copy is removed by the next run, which leaves every file not named as one of its partials alone.
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * A writing CLI command beside the running server (issue 21, finding 4), on SQLite: `import ics` of many
+ * A writing CLI command beside the running server (a red team's finding), on SQLite: `import ics` of many
  * events while the server takes 60 creates and delivers webhooks. On SQLite two processes then write one file; a
  * transaction that read before it wrote used to fail with `database is locked` (SQLITE_BUSY, which the busy timeout
  * does not cover for a stale snapshot): creates answered 500, the dispatcher logged errors, the import died.

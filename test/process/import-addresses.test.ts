@@ -1,5 +1,5 @@
 /**
- * `import ics <url>` as an attacker would aim it (issue 21, D62): an IPv6 notation of a loopback or otherwise
+ * `import ics <url>` as an attacker would aim it (D62): an IPv6 notation of a loopback or otherwise
  * non-public address, given directly, reached by a redirect from a public server, or named by a host that resolves
  * to it, is refused unless --allow-private is given.
  *
@@ -18,7 +18,7 @@ import { ENGINES, freshDatabaseUrl } from '../support/engines';
 import { runChild } from '../support/kit';
 import { cli, ROOT, TSX } from './support';
 
-/** Hosts of a non-public address in every notation the attacker tried (findings 2 and 7 of issue 21). */
+/** Hosts of a non-public address in every notation the attacker tried (a red team's findings). */
 const FORMS = [
   '::ffff:127.0.0.1',
   '::ffff:7f00:1',

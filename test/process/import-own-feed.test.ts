@@ -1,5 +1,5 @@
 /**
- * The issue's case as an operator meets it (issue 23, docs/decisions.md D88), on every engine: a server without
+ * Importing our own feed as an operator meets it (docs/decisions.md D88), on every engine: a server without
  * PUBLIC_URL serves 17 events; its iCalendar feed, saved to a file and imported with `cli import ics` run with the
  * server's settings, creates none of them again (it used to create 17 copies); an edited SUMMARY updates its event;
  * a UID of another site creates one.

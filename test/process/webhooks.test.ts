@@ -1,5 +1,5 @@
 /**
- * Webhooks survive SIGKILL (issue 13), on every engine: the server runs as a child process with a subscription to
+ * Webhooks survive SIGKILL, on every engine: the server runs as a child process with a subscription to
  * every change and a slow local receiver, takes concurrent writes, and is killed with SIGKILL while the outbox is
  * still full; after a restart every committed change is in the feed and delivered (at least once, signed), and
  * nothing was delivered that the feed does not have. On PostgreSQL two nodes dispatch one outbox at once: no

@@ -1,5 +1,5 @@
 /**
- * The MCP tools come from the spec alone (issue 24): a copy of the bundled document with a new operation and a new
+ * The MCP tools come from the spec alone: a copy of the bundled document with a new operation and a new
  * parameter gives a new tool and a new argument with no code change; names, annotations and argument places follow
  * the spec; every schema compiles under JSON Schema 2020-12.
  */

@@ -1,5 +1,5 @@
 /**
- * The spec's examples (issue 23): every request body and every success answer with a body shows at least one named
+ * The spec's examples: every request body and every success answer with a body shows at least one named
  * example, in each of its media types, and every example anywhere in the bundled document (`generated/openapi.json`,
  * as `/doc` serves it) validates against the schema of its media type, so an example can never lie. Validation is
  * Ajv's JSON Schema 2020-12 (the dialect of OpenAPI 3.1) with ajv-formats; `$ref`s resolve inside the bundle, which
