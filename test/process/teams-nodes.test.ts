@@ -1,5 +1,5 @@
 /**
- * Conditional writes, idempotent creates and the audit trail across two API nodes on one PostgreSQL database: concurrent updates with the same If-Match through both
+ * Teams across two API nodes on one PostgreSQL database: concurrent updates with the same If-Match through both
  * nodes (exactly one wins), Idempotency-Key repeats through the other node (replay, 422, one create when concurrent),
  * and an application password revoked on one node refused by the other at once although it remembered it.
  *
