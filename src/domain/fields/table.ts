@@ -42,6 +42,11 @@ export interface Field<Own extends string = string> {
   mirrorsPost?: boolean;
   /** A linked post's create reuses a record with the same value (docs/compatibility.md §4.7). */
   duplicate?: boolean;
+  /**
+   * How writes store it when `input.ts` has no rule of its own for it: `text`, the sent text without tags (own-table
+   * columns only; omitted means unchanged, a create without it stores the column's default).
+   */
+  written?: 'text';
   /** Copied by the `tec` importer from the source record's `wire` field. */
   tec?: TecMapping;
   /** Read from this iCalendar property by the `ics` importer (lower case). */
