@@ -19,6 +19,10 @@ import { createTerm, updateTerm } from '../resources/terms/service';
 import { CATEGORIES, TAGS, type TaxonomyInfo } from '../resources/terms/taxonomies';
 import { findTerm } from '../resources/terms/repository';
 import * as posts from '../resources/posts/repository';
+import { EVENT_FIELDS } from '../domain/fields/events';
+import { ORGANIZER_FIELDS } from '../domain/fields/organizers';
+import { type FieldTable, fieldEntries, type TecMapping } from '../domain/fields/table';
+import { VENUE_FIELDS } from '../domain/fields/venues';
 import { fetchText, redacted, type FetchOptions } from './source';
 import { findMapping, saveMapping } from './ics';
 import { silentProgress, type Progress } from '../ops/progress';
@@ -235,34 +239,54 @@ async function copyTerm(ctx: Ctx, info: TaxonomyInfo, item: Record_): Promise<Ou
   );
 }
 
-const LINKED_FIELDS: Record<'venue' | 'organizer', string[]> = {
-  venue: [
-    'venue',
-    'address',
-    'city',
-    'country',
-    'province',
-    'state',
-    'zip',
-    'phone',
-    'stateprovince',
-    'website',
-    'show_map',
-    'show_map_link',
-    'geo_lat',
-    'geo_lng',
-  ],
-  organizer: ['organizer', 'phone', 'website', 'email'],
+type Copied = Array<[wire: string, as: TecMapping]>;
+
+/**
+ * What the importer copies of a kind, from its field table: the record's texts (its `posts` fields copied as text),
+ * which go before the head of the body (slug, status, dates), then its other fields. The body's key order is that of
+ * the stored fingerprints, so it never changes for the fields there are.
+ */
+function copiedFields(fields: FieldTable): { texts: Copied; rest: Copied } {
+  const texts: Copied = [];
+  const rest: Copied = [];
+  for (const [, field] of fieldEntries(fields)) {
+    if (!field.tec || !field.wire) continue;
+    const isText = field.table === 'posts' && (field.tec === 'text' || field.tec === 'nonEmptyText');
+    (isText ? texts : rest).push([field.wire, field.tec]);
+  }
+  return { texts, rest };
+}
+
+const COPIED: Record<'event' | 'venue' | 'organizer', { texts: Copied; rest: Copied }> = {
+  event: copiedFields(EVENT_FIELDS),
+  venue: copiedFields(VENUE_FIELDS),
+  organizer: copiedFields(ORGANIZER_FIELDS),
 };
 
+/** The source's values of `copied`, as the field tables say to copy each. */
+function valuesOf(item: Record_, copied: Copied): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [wire, as] of copied) {
+    const value = item[wire];
+    if (as === 'text') values[wire] = String(value);
+    else if (as === 'textOrEmpty') values[wire] = String(value ?? '');
+    else if (as === 'flag') values[wire] = Boolean(value);
+    // the services refuse an empty description: absent is the same as empty
+    else if (as === 'nonEmptyText') {
+      if (typeof value === 'string' && value !== '') values[wire] = value;
+    } else if (value !== undefined && value !== null) values[wire] = value;
+  }
+  return values;
+}
+
 async function copyLinked(ctx: Ctx, kind: LinkedKind, item: Record_): Promise<Outcome> {
+  const { texts, rest } = COPIED[kind.type];
   const body: Record<string, unknown> = {
-    ...texts(item, ['description']),
+    ...valuesOf(item, texts),
     status: item.status,
     date_utc: item.date_utc,
+    ...valuesOf(item, rest),
   };
-  for (const field of LINKED_FIELDS[kind.type as 'venue' | 'organizer'])
-    if (item[field] !== undefined && item[field] !== null) body[field] = item[field];
   const image = imageUrl(item.image);
   if (image) body.image = image;
   return upsert(
@@ -293,13 +317,6 @@ async function keepSlug(
   if ((await posts.freeSlug(trx, type, slug, id)) === slug) await posts.updatePost(trx, id, { slug });
 }
 
-/** The non-empty texts among `fields` (the services refuse an empty description: absent is the same as empty). */
-function texts(item: Record_, fields: string[]): Record<string, string> {
-  return Object.fromEntries(
-    fields.filter((f) => typeof item[f] === 'string' && item[f] !== '').map((f) => [f, String(item[f])]),
-  );
-}
-
 function imageUrl(image: unknown): string | undefined {
   const url = image && typeof image === 'object' ? (image as { url?: unknown }).url : undefined;
   return typeof url === 'string' && /^https?:\/\//.test(url) ? url : undefined;
@@ -311,22 +328,13 @@ async function copyEvent(ctx: Ctx, item: Record_): Promise<Outcome> {
       .map((ref) => ctx.ids.get(`${kind}:${(ref as { id: number }).id}`))
       .filter((id): id is number => id !== undefined);
   const venue = ids('venues', Array.isArray(item.venue) ? item.venue : item.venue ? [item.venue] : []);
+  const { texts, rest } = COPIED.event;
   const body: EventWrite = {
-    title: String(item.title),
-    ...texts(item, ['description', 'excerpt']),
+    ...valuesOf(item, texts),
     slug: String(item.slug),
     status: item.status as EventWrite['status'],
     date_utc: String(item.date_utc),
-    all_day: Boolean(item.all_day),
-    start_date: String(item.start_date),
-    end_date: String(item.end_date),
-    timezone: String(item.timezone),
-    cost: String(item.cost ?? ''),
-    featured: Boolean(item.featured),
-    sticky: Boolean(item.sticky),
-    hide_from_listings: Boolean(item.hide_from_listings),
-    show_map: Boolean(item.show_map),
-    show_map_link: Boolean(item.show_map_link),
+    ...valuesOf(item, rest),
     venue: venue[0] ?? 0,
     organizer: ids('organizers', item.organizer),
     categories: ids('categories', item.categories),

@@ -6,6 +6,8 @@
 import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import { statement, type Statement } from '../db/statements';
+import { POST_KINDS } from '../domain/fields/kinds';
+import { columnsWhere } from '../domain/fields/table';
 
 interface Table {
   name: 'post_translations' | 'term_translations';
@@ -34,8 +36,10 @@ const TERMS: Table = {
   find: translationsOf('term_translations', 'term_id'),
 };
 
-/** Translatable columns of each kind of record, by the column name the rows carry. */
-export const POST_FIELDS = ['title', 'content', 'excerpt'] as const;
+/** Translatable columns of each kind of record, by the column name the rows carry (posts: any kind's). */
+export const POST_FIELDS: readonly string[] = [
+  ...new Set(Object.values(POST_KINDS).flatMap(({ fields }) => columnsWhere(fields, (field) => field.translatable))),
+];
 export const TERM_FIELDS = ['name', 'description'] as const;
 
 type Translatable = { id: number; language: string };

@@ -5,19 +5,24 @@
  * original text, as reads do. Rows are rebuilt from the records by `syncSearch`, in the writer's transaction; on
  * SQLite triggers keep the FTS5 index (`search_fts`) in step with the table.
  */
+import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import type { Declared } from '../kinds/registry';
+import { POST_KINDS } from '../domain/fields/kinds';
+import { searchColumns } from '../domain/fields/table';
 import { indexedText } from './normalise';
 
 /** The record kinds' search kinds (src/kinds/): categories and tags are both `term`. */
 export type SearchKind = NonNullable<Declared<'searchKind'>>;
 
-/** The fields each kind of record is searched in, in column order (`f0`, `f1`, …). */
+const postKinds = Object.values(POST_KINDS);
+
+/** The fields each kind of record is searched in, in column order (`f0`, `f1`, …): the post kinds' field tables. */
 export const SEARCH_FIELDS: Record<SearchKind, readonly string[]> = {
-  event: ['title', 'excerpt', 'content'],
-  venue: ['title', 'content', 'excerpt', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
-  organizer: ['title', 'content', 'excerpt', 'phone', 'email', 'website'],
+  event: searchColumns(POST_KINDS.event.fields),
+  venue: searchColumns(POST_KINDS.venue.fields),
+  organizer: searchColumns(POST_KINDS.organizer.fields),
   term: ['name', 'slug'],
 };
 
@@ -25,7 +30,12 @@ export const SEARCH_FIELDS: Record<SearchKind, readonly string[]> = {
  * Fields only some callers may read (a password-protected event's excerpt and description): a search by a caller
  * who may not read them matches the record on its other fields only (D64).
  */
-export const PROTECTED_FIELDS: Partial<Record<SearchKind, readonly string[]>> = { event: ['excerpt', 'content'] };
+export const PROTECTED_FIELDS: Partial<Record<SearchKind, readonly string[]>> = Object.fromEntries(
+  Object.entries(POST_KINDS).flatMap(([kind, { fields }]) => {
+    const hidden = searchColumns(fields).filter((column) => fields[column].protected);
+    return hidden.length ? [[kind, hidden]] : [];
+  }),
+);
 
 export const SEARCH_COLUMNS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8', 'f9'] as const;
 
@@ -111,28 +121,34 @@ function documentsOf(source: Source, translated: Map<string, Texts> | undefined)
   return rows;
 }
 
+/**
+ * What `postSources` reads: the searched `posts` columns, then each searched own column from the tables of the kinds
+ * that have it (a post is of one kind: of those tables, only its own has a row).
+ */
+function searchedPostColumns(db: Executor): { joins: Set<string>; columns: Array<string | Knex.Raw> } {
+  const fromPosts = new Set<string>();
+  const joins = new Set<string>();
+  const owners = new Map<string, string[]>(); // own column → its sources (`table.column`)
+  for (const { table, fields } of postKinds) {
+    for (const column of searchColumns(fields)) {
+      if (fields[column].table === 'posts') fromPosts.add(column);
+      else {
+        joins.add(table);
+        owners.set(column, [...(owners.get(column) ?? []), `${table}.${column}`]);
+      }
+    }
+  }
+  const own = [...owners].map(([column, sources]) =>
+    sources.length === 1 ? sources[0] : db.raw(`coalesce(${sources.join(', ')}) as ${column}`),
+  );
+  return { joins, columns: [...[...fromPosts].map((column) => `p.${column}`), ...own] };
+}
+
 async function postSources(db: Executor, ids: number[]): Promise<Source[]> {
-  const rows = await db('posts as p')
-    .leftJoin('venues as v', 'v.post_id', 'p.id')
-    .leftJoin('organizers as o', 'o.post_id', 'p.id')
-    .whereIn('p.id', ids)
-    .select(
-      'p.id',
-      'p.type',
-      'p.language',
-      'p.title',
-      'p.content',
-      'p.excerpt',
-      'v.address',
-      'v.city',
-      'v.province',
-      'v.state',
-      'v.stateprovince',
-      'v.zip',
-      'o.email',
-      'o.website',
-      db.raw('coalesce(v.phone, o.phone) as phone'),
-    );
+  const { joins, columns } = searchedPostColumns(db);
+  const query = db('posts as p');
+  for (const table of joins) query.leftJoin(table, `${table}.post_id`, 'p.id');
+  const rows = await query.whereIn('p.id', ids).select('p.id', 'p.type', 'p.language', ...columns);
   return rows.map((row: Texts & { id: number; type: SearchKind; language: string }) => ({
     id: toNumber(row.id),
     kind: row.type,

@@ -1,13 +1,18 @@
 /** A test service on a fresh database: the real app with response validation on, plus users of every role. */
+import fs from 'node:fs';
 import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { Express } from 'express';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http/request-classes';
 import { loadConfig, type Config } from '../../src/config';
 import { migrate } from '../../src/db/migrate';
 import { createLogger } from '../../src/logger';
-import { loadSpec } from '../../src/http/spec';
+import { loadSpec, type LoadedSpec } from '../../src/http/spec';
+import { BUNDLED_SPEC } from '../../src/paths';
 import { createThrottle } from '../../src/http/throttle';
 import { createUser } from '../../src/users/repository';
 import { ROLES, type Role } from '../../src/users/roles';
@@ -40,6 +45,8 @@ export interface StartOptions {
   prepare?(db: Db): Promise<unknown>;
   /** Create a user of each role (default); without, `users` is empty until the test fills it. */
   createUsers?: boolean;
+  /** Changes the loaded spec before the app validates with it (a test's field the spec lacks). */
+  spec?(document: OpenAPIV3_1.Document): void;
 }
 
 export async function startService(
@@ -53,10 +60,11 @@ export async function startService(
   await migrate(database.db);
   await options.prepare?.(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };
+  const spec = options.spec ? changedSpec(options.spec) : loadSpec();
   const context = {
     config,
     db: database.db,
-    spec: loadSpec(),
+    spec,
     throttle: createThrottle(database.db, config, database.schema),
   };
   const app = createApp(context, { logger, validateResponses: true });
@@ -80,6 +88,19 @@ export async function startService(
       await database.drop();
     },
   };
+}
+
+/** The spec as `change` leaves it, loaded as the service loads its own (its operations read from it). */
+function changedSpec(change: (document: OpenAPIV3_1.Document) => void): LoadedSpec {
+  const document = JSON.parse(fs.readFileSync(BUNDLED_SPEC, 'utf8')) as OpenAPIV3_1.Document;
+  change(document);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spec-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(document));
+    return loadSpec(path.join(dir, 'openapi.json'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** supertest against the service. */

@@ -2,6 +2,8 @@
 import type ICAL from 'ical.js';
 import { unescapeText } from '../../domain/icalendar';
 import type { EventWrite } from '../../resources/events/service';
+import { EVENT_FIELDS } from '../../domain/fields/events';
+import { fieldEntries } from '../../domain/fields/table';
 import type { IcsImportOptions } from './options';
 import { SkipEvent, type ParsedCalendar } from './parse';
 import { local, localStarts, resolveZone, when } from './zones';
@@ -60,9 +62,25 @@ export function eventWrite(
       exdates: localStarts(vevent, 'exdate', start, cal, siteZone),
     } as EventWrite['recurrence'];
   }
+  Object.assign(body, plainTexts(vevent));
   const privateClass = String(vevent.getFirstPropertyValue('class') ?? '').toUpperCase() === 'PRIVATE';
   body.status = (options.status ?? (privateClass ? 'private' : 'publish')) as EventWrite['status'];
   return body;
+}
+
+/** The field table's plain text fields that name the iCalendar property holding them, by wire name. */
+const PLAIN_PROPERTIES = fieldEntries(EVENT_FIELDS).flatMap(([, field]) =>
+  field.written === 'text' && field.ics && field.wire ? [[field.wire, field.ics] as const] : [],
+);
+
+/** Their values in the VEVENT; ical.js hands an `X-` property over as written, its TEXT escapes still in. */
+function plainTexts(vevent: ICAL.Component): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [wire, property] of PLAIN_PROPERTIES) {
+    const value = vevent.getFirstPropertyValue(property);
+    if (value) values[wire] = property.startsWith('x-') ? unescapeText(String(value)) : String(value);
+  }
+  return values;
 }
 
 /** X-ALT-DESC's HTML, its TEXT escapes undone: ical.js hands a property it does not know over as written. */

@@ -30,6 +30,7 @@ import { setPostTerms } from '../terms/repository';
 import { CATEGORIES, TAGS } from '../terms/taxonomies';
 import { type Inline, organizerIds, termIds, venueId } from './references';
 import * as repo from './repository';
+import { PLAIN_TEXT_FIELDS } from './fields';
 import type { EventFields, EventRow } from './repository';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
@@ -96,6 +97,7 @@ export async function prepare(
     });
   }
   if (body.website !== undefined) event.website = checkedUrl('website', body.website);
+  Object.assign(event, plainTexts(body));
   if (body.image !== undefined) event.image_id = await resolveImage(trx, body.image, caller);
   for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
     if (body[flag] !== undefined) event[flag] = isTrue(body[flag]);
@@ -134,6 +136,17 @@ export async function prepare(
       if (tags) await setPostTerms(t, id, 'post_tag', tags);
     },
   };
+}
+
+/** The plain text fields of the field table that the body sends, as their columns. */
+function plainTexts(body: EventWrite): Record<string, string> {
+  const sent = body as Record<string, unknown>;
+  return Object.fromEntries(
+    PLAIN_TEXT_FIELDS.filter(({ wire }) => sent[wire] !== undefined).map(({ column, wire }) => [
+      column,
+      sanitizeText(String(sent[wire])),
+    ]),
+  );
 }
 
 /**

@@ -22,6 +22,7 @@ import { termsOfPosts, type TermRow } from '../terms/repository';
 import { venuesByIds, type VenueRow } from '../venues/repository';
 import { toWireVenue, venueJsonLd } from '../venues/mapper';
 import type { EventRow } from './repository';
+import { WIRE_FIELDS } from './fields';
 import { translatePosts, translateTerms } from '../translations';
 import { recurrenceOf } from '../series/wire';
 import { canRead, type Caller } from '../../users/roles';
@@ -166,6 +167,23 @@ export function toWireEvent(
   if (single && !blanked) event.json_ld = eventJsonLd(ctx, row, image, venue, organizers[0], cost_details.values);
   const recurrence = rel.recurrence.get(row.id);
   if (recurrence) event.recurrence = recurrence;
+  return withTableFields(event, row, blanked);
+}
+
+/** The wire fields of the table beyond the plugin's keys, found on the first event rendered. */
+let appended: typeof WIRE_FIELDS | undefined;
+
+/**
+ * The field table's fields the plugin's keys do not cover (a field added to the table), after them all, so that
+ * clients see the order they know; a protected one is blanked as the plugin blanks text (`""`) and flags (`null`).
+ */
+function withTableFields(event: Event, row: EventRow, blanked: boolean): Event {
+  appended ??= WIRE_FIELDS.filter(({ wire }) => !(wire in event)); // the plugin's keys are every event's
+  const values = row as unknown as Record<string, unknown>;
+  const out = event as Record<string, unknown>;
+  for (const { column, wire, field } of appended) {
+    out[wire] = blanked && field.protected ? (field.value === 'text' ? '' : null) : values[column];
+  }
   return event;
 }
 

@@ -1,81 +1,29 @@
 /** Events: `posts` rows of type `event` with their `events` row, their organizers, and the list query. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
-import { toBoolean, toNumber } from '../../db/dialect';
+import { toNumber } from '../../db/dialect';
+import { EVENT_FIELDS, type EventFields } from '../../domain/fields/events';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
 import { listTotal } from '../../db/counts';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
+import { columnNormaliser, selectedColumns } from '../fields';
 import type { ListTables, ReadableFilter } from '../posts/modified';
 
-export interface EventFields {
-  status: string;
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  timezone: string;
-  all_day: boolean;
-  /** JSON array of the cost entries, or null. */
-  cost: string | null;
-  currency_symbol: string;
-  currency_position: string;
-  website: string | null;
-  show_map: boolean;
-  show_map_link: boolean;
-  hide_from_listings: boolean;
-  sticky: boolean;
-  featured: boolean;
-  venue_id: number | null;
-  post_parent: number | null;
-  image_id: number | null;
-}
+export type { EventFields };
 
 /** `revision` counts the event's writes (its iCalendar SEQUENCE). */
 export type EventRow = PostRow & EventFields & { revision: number };
 
-const nullableId = (value: unknown) => (value === null || value === undefined ? null : toNumber(value));
+const normaliseColumns = columnNormaliser<EventRow>(EVENT_FIELDS);
 
 function normalise(row: EventRow): EventRow {
-  return {
-    ...normalisePost(row),
-    all_day: toBoolean(row.all_day),
-    show_map: toBoolean(row.show_map),
-    show_map_link: toBoolean(row.show_map_link),
-    hide_from_listings: toBoolean(row.hide_from_listings),
-    sticky: toBoolean(row.sticky),
-    featured: toBoolean(row.featured),
-    venue_id: nullableId(row.venue_id),
-    post_parent: nullableId(row.post_parent),
-    image_id: nullableId(row.image_id),
-    revision: toNumber(row.revision ?? 0),
-  };
+  return { ...normaliseColumns(normalisePost(row)), revision: toNumber(row.revision ?? 0) };
 }
 
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
-const COLUMNS = [
-  'p.*',
-  'e.start_local',
-  'e.end_local',
-  'e.start_utc',
-  'e.end_utc',
-  'e.timezone',
-  'e.all_day',
-  'e.cost',
-  'e.currency_symbol',
-  'e.currency_position',
-  'e.website',
-  'e.show_map',
-  'e.show_map_link',
-  'e.hide_from_listings',
-  'e.sticky',
-  'e.featured',
-  'e.venue_id',
-  'e.post_parent',
-  'e.image_id',
-  'e.revision',
-];
+const COLUMNS = ['p.*', ...selectedColumns(EVENT_FIELDS, 'e'), 'e.revision'];
 
 function selectEvents(db: Executor): Knex.QueryBuilder {
   return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);

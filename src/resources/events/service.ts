@@ -15,6 +15,7 @@ import * as series from '../series/service';
 import { eventById, owned } from './access';
 import { type EventWrite, prepare } from './input';
 import * as repo from './repository';
+import { SEARCHED_COLUMNS } from './fields';
 import type { EventFields, EventRow } from './repository';
 
 export type { EventWrite } from './input';
@@ -102,8 +103,6 @@ export async function updateEvent(
 
 /** Term counts change only with the event's terms or its status (status, date). */
 const COUNTED = ['categories', 'tags', 'status', 'date', 'date_utc'] as const;
-/** The post columns an event's search document is made of. */
-const SEARCHED = ['title', 'content', 'excerpt'] as const;
 
 async function writeUpdate(w: Write, { config }: Services, writer: Writer, row: EventRow, body: EventWrite) {
   if (COUNTED.some((key) => body[key] !== undefined)) await w.countTermsOf([row.id]);
@@ -112,11 +111,13 @@ async function writeUpdate(w: Write, { config }: Services, writer: Writer, row: 
   const slug = input.slugBase === undefined ? undefined : await posts.freeSlug(w.trx, 'event', input.slugBase, row.id);
   // text in another language than the event's own is stored as its translation
   const own = await splitPostWrite(w.trx, row.id, row.language, writer.language, input.post);
+  const ownEvent = await splitPostWrite(w.trx, row.id, row.language, writer.language, input.event);
   await posts.updatePost(w.trx, row.id, { ...own, ...(slug ? { slug } : {}), modified_utc: utcNow() });
-  await repo.updateEvent(w.trx, row.id, input.event);
+  await repo.updateEvent(w.trx, row.id, ownEvent);
   await repo.bumpRevision(w.trx, row.id);
   await input.links(w.trx, row.id);
-  if (SEARCHED.some((field) => input.post[field] !== undefined)) w.search('posts', [row.id]);
+  const sent: Record<string, unknown> = { ...input.post, ...input.event };
+  if (SEARCHED_COLUMNS.some((column) => sent[column] !== undefined)) w.search('posts', [row.id]);
   const written = { ...input.post, ...(slug ? { slug } : {}), ...input.event, ...linksSent(body) };
   w.audit(writer.caller, 'update', 'event', row.id, changes(row as unknown as Record<string, unknown>, written));
 }

@@ -4,6 +4,9 @@
  */
 import type { components } from '../../../generated/schema';
 import type { Executor } from '../../db/types';
+import { columnsWhere, type FieldTable } from '../../domain/fields/table';
+import { ORGANIZER_FIELDS } from '../../domain/fields/organizers';
+import { VENUE_FIELDS } from '../../domain/fields/venues';
 import type { ImageRow } from '../images/images';
 import type { RenderContext } from '../posts/mapper';
 import type { PostRow } from '../posts/repository';
@@ -44,12 +47,16 @@ export interface LinkedKind<T extends LinkedType = LinkedType> {
   eventLink: { column: 'venue_id' } | { table: 'event_organizers'; column: 'organizer_id' };
 }
 
+/** The text columns of the kind's own table, in declaration order. */
+const textFieldsOf = (fields: FieldTable) =>
+  columnsWhere(fields, (field) => field.table !== 'posts' && field.value === 'text');
+
 export const VENUES: LinkedKind<'venue'> = {
   type: 'venue',
   plural: 'venues',
   table: 'venues',
-  textFields: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website'],
-  duplicateFields: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  textFields: textFieldsOf(VENUE_FIELDS),
+  duplicateFields: columnsWhere(VENUE_FIELDS, (field) => field.duplicate),
   plainText: false,
   load: venuesByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireVenue(ctx, row as never, images, withJsonLd),
@@ -60,8 +67,8 @@ export const ORGANIZERS: LinkedKind<'organizer'> = {
   type: 'organizer',
   plural: 'organizers',
   table: 'organizers',
-  textFields: ['phone', 'website', 'email'],
-  duplicateFields: ['phone', 'website', 'email'],
+  textFields: textFieldsOf(ORGANIZER_FIELDS),
+  duplicateFields: columnsWhere(ORGANIZER_FIELDS, (field) => field.duplicate),
   plainText: true,
   load: organizersByIds,
   toWire: (ctx, row, images, withJsonLd) => toWireOrganizer(ctx, row as never, images, withJsonLd),

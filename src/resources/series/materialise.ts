@@ -9,6 +9,8 @@ import { invalidParam } from '../../core/errors';
 import type { Write } from '../../core/write';
 import * as posts from '../posts/repository';
 import type { EventFields, EventRow } from '../events/repository';
+import { EVENT_FIELDS } from '../../domain/fields/events';
+import { fieldEntries } from '../../domain/fields/table';
 import { expandSeries, type Occurrence } from './rules';
 import { ruleOf } from './definition';
 import * as repo from './repository';
@@ -27,43 +29,16 @@ function dayKeys(locals: WallClock[]): Map<WallClock, string> {
   return keys;
 }
 
-/** The fields every occurrence takes from its series event. */
+/** What every occurrence takes from its series event: its `posts` columns and its `events` columns. */
+const COPIED = fieldEntries(EVENT_FIELDS).filter(([, field]) => field.copied);
+const COPIED_POST = COPIED.filter(([, field]) => field.table === 'posts' || field.mirrorsPost).map(
+  ([column]) => column,
+);
+const COPIED_EVENT = COPIED.filter(([, field]) => field.table === 'events').map(([column]) => column);
+
 function sharedFields(event: EventRow): { post: Partial<posts.PostValues>; fields: Partial<EventFields> } {
-  const { title, content, excerpt, password, author_id, status, language, date_utc } = event;
-  const {
-    timezone,
-    all_day,
-    cost,
-    currency_symbol,
-    currency_position,
-    website,
-    show_map,
-    show_map_link,
-    hide_from_listings,
-    sticky,
-    featured,
-    venue_id,
-    image_id,
-  } = event;
-  return {
-    post: { title, content, excerpt, password, author_id, status, language, date_utc },
-    fields: {
-      status,
-      timezone,
-      all_day,
-      cost,
-      currency_symbol,
-      currency_position,
-      website,
-      show_map,
-      show_map_link,
-      hide_from_listings,
-      sticky,
-      featured,
-      venue_id,
-      image_id,
-    },
-  };
+  const values = (columns: string[]) => Object.fromEntries(columns.map((column) => [column, event[column as never]]));
+  return { post: values(COPIED_POST), fields: values(COPIED_EVENT) };
 }
 
 /** Start and end of an occurrence: the series event's duration (all-day: its number of days). */
