@@ -1,11 +1,11 @@
 /**
- * Reading a field table's own columns (src/domain/fields/): the select list and the per-engine normalisation of
+ * Reading a field table's own columns (src/kinds/fields/): the select list and the per-engine normalisation of
  * a row, shared by events, venues and organizers.
  */
 import type { Executor } from '../db/types';
 import { toBoolean, toNumber } from '../db/dialect';
 import { statement } from '../db/statements';
-import { type FieldTable, fieldEntries, type ValueKind } from '../domain/fields/table';
+import { type FieldTable, fieldEntries, type ValueKind } from '../kinds/fields/table';
 import { normalisePost, type PostRow } from './posts/repository';
 
 const nullable = (read: (value: unknown) => unknown) => (value: unknown) =>

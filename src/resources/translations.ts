@@ -6,8 +6,8 @@
 import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import { statement, type Statement } from '../db/statements';
-import { POST_KINDS } from '../domain/fields/kinds';
-import { columnsWhere } from '../domain/fields/table';
+import { POST_KINDS } from '../kinds/fields/kinds';
+import { columnsWhere } from '../kinds/fields/table';
 
 interface Table {
   name: 'post_translations' | 'term_translations';

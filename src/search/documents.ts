@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
 import { toNumber } from '../db/dialect';
 import type { Declared } from '../kinds/registry';
-import { POST_KINDS } from '../domain/fields/kinds';
-import { searchColumns } from '../domain/fields/table';
+import { POST_KINDS } from '../kinds/fields/kinds';
+import { searchColumns } from '../kinds/fields/table';
 import { indexedText } from './normalise';
 
 /** The record kinds' search kinds (src/kinds/): categories and tags are both `term`. */

@@ -4,7 +4,7 @@
  * search finds and the `tec` importer copies. `addSubtitleColumn` is its migration; `withSubtitle` its spec.
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { registerEventField } from '../../src/domain/fields/events';
+import { registerEventField } from '../../src/kinds/fields/events';
 import type { Db } from '../../src/db/types';
 
 registerEventField('subtitle', {

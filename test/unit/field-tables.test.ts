@@ -1,12 +1,12 @@
 /**
- * The field tables (src/domain/fields/) give every list derived from them the values they had when they were kept
+ * The field tables (src/kinds/fields/) give every list derived from them the values they had when they were kept
  * by hand: the search documents' columns are stored data, and the wire names must all be keys the plugin's shapes
  * already carry (the mapper appends the others).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { EVENT_FIELDS } from '../../src/domain/fields/events';
-import { extendTable, type FieldTable } from '../../src/domain/fields/table';
+import { EVENT_FIELDS } from '../../src/kinds/fields/events';
+import { extendTable, type FieldTable } from '../../src/kinds/fields/table';
 import { PROTECTED_FIELDS, SEARCH_FIELDS } from '../../src/search/documents';
 import { POST_FIELDS } from '../../src/resources/translations';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';

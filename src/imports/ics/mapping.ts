@@ -2,8 +2,8 @@
 import type ICAL from 'ical.js';
 import { unescapeText } from '../../domain/icalendar';
 import type { EventWrite } from '../../resources/events/service';
-import { EVENT_FIELDS } from '../../domain/fields/events';
-import { fieldEntries } from '../../domain/fields/table';
+import { EVENT_FIELDS } from '../../kinds/fields/events';
+import { fieldEntries } from '../../kinds/fields/table';
 import type { IcsImportOptions } from './options';
 import { SkipEvent, type ParsedCalendar } from './parse';
 import { local, localStarts, resolveZone, when } from './zones';

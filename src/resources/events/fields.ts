@@ -1,10 +1,10 @@
 /**
- * What the event writes and reads take from the events' field table (src/domain/fields/events.ts) beyond the
+ * What the event writes and reads take from the events' field table (src/kinds/fields/events.ts) beyond the
  * repository's columns: the plain fields a write stores, the fields whose change rebuilds the search documents, and
  * the fields the mapper answers after the plugin's keys.
  */
-import { EVENT_FIELDS } from '../../domain/fields/events';
-import { type Field, fieldEntries, searchColumns } from '../../domain/fields/table';
+import { EVENT_FIELDS } from '../../kinds/fields/events';
+import { type Field, fieldEntries, searchColumns } from '../../kinds/fields/table';
 
 type Wired = { column: string; wire: string; field: Field };
 

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
-import { EVENT_FIELDS, type EventFields } from '../../domain/fields/events';
+import { EVENT_FIELDS, type EventFields } from '../../kinds/fields/events';
 import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
 import { listTotal } from '../../db/counts';

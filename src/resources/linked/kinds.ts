@@ -4,9 +4,9 @@
  */
 import type { components } from '../../../generated/schema';
 import type { Executor } from '../../db/types';
-import { columnsWhere, type FieldTable } from '../../domain/fields/table';
-import { ORGANIZER_FIELDS } from '../../domain/fields/organizers';
-import { VENUE_FIELDS } from '../../domain/fields/venues';
+import { columnsWhere, type FieldTable } from '../../kinds/fields/table';
+import { ORGANIZER_FIELDS } from '../../kinds/fields/organizers';
+import { VENUE_FIELDS } from '../../kinds/fields/venues';
 import type { ImageRow } from '../images/images';
 import type { RenderContext } from '../posts/mapper';
 import type { PostRow } from '../posts/repository';

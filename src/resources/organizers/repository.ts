@@ -1,7 +1,7 @@
 /** Organizers: `posts` rows of type `organizer` with their `organizers` row. */
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
-import { ORGANIZER_FIELDS, type OrganizerFields } from '../../domain/fields/organizers';
+import { ORGANIZER_FIELDS, type OrganizerFields } from '../../kinds/fields/organizers';
 import type { PostRow } from '../posts/repository';
 import { statement } from '../../db/statements';
 import { postsWithFields } from '../fields';

@@ -1,5 +1,5 @@
 /** Venues: `posts` rows of type `venue` with their `venues` row. */
-import { VENUE_FIELDS, type VenueFields } from '../../domain/fields/venues';
+import { VENUE_FIELDS, type VenueFields } from '../../kinds/fields/venues';
 import type { PostRow } from '../posts/repository';
 import { postsWithFields } from '../fields';
 

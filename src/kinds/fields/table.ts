@@ -1,7 +1,7 @@
 /**
  * Field tables: one declaration per field of a kind of record (events, venues, organizers), from which the
  * repositories, the series copy, translations, search documents, linked kinds and importers take their field lists.
- * Pure data on the lowest floor, so that `src/search/` (floor 1) reads the same tables as the resources.
+ * Pure data beside the registry of kinds (floor 1), so that `src/search/` reads the same tables as the resources.
  */
 
 /** A column's value once normalised; each kind says how the engines return it (`resources/fields.ts`). */
