@@ -35,7 +35,7 @@ import type { EventFields, EventRow } from './repository';
 
 export type EventWrite = Partial<components['schemas']['EventWrite']> & { password?: string; slug?: string };
 
-export interface PreparedWrite {
+export interface ResolvedWrite {
   post: Partial<posts.PostValues>;
   event: Partial<EventFields>;
   /** Base of the slug to store (made unique by the caller); undefined keeps the current one. */
@@ -44,14 +44,17 @@ export interface PreparedWrite {
   links(trx: Knex.Transaction, id: number): Promise<void>;
 }
 
-/** Turns the sent fields into column values, validating each; `current` is the stored event on update. */
-export async function prepare(
+/**
+ * Turns the sent fields into column values, validating each, and creates in the write what they name that does not
+ * exist yet (a venue, organizers, categories and tags named inline); `current` is the stored event on update.
+ */
+export async function resolveEventWrite(
   w: Write,
   config: Readonly<Config>,
   { caller, language }: Writer,
   body: EventWrite,
   current: EventRow | undefined,
-): Promise<PreparedWrite> {
+): Promise<ResolvedWrite> {
   const { trx } = w;
   const post: Partial<posts.PostValues> = {};
   const event: Partial<EventFields> = {};

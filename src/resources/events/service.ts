@@ -13,7 +13,7 @@ import * as posts from '../posts/repository';
 import { splitPostWrite } from '../translations';
 import * as series from '../series/service';
 import { eventById, owned } from './access';
-import { type EventWrite, prepare } from './input';
+import { type EventWrite, resolveEventWrite } from './input';
 import * as repo from './repository';
 import { SEARCHED_COLUMNS } from './fields';
 import type { EventFields, EventRow } from './repository';
@@ -30,7 +30,7 @@ export function createEvent(
 ): Promise<number> {
   return write(db, async (w) => {
     const now = utcNow();
-    const input = await prepare(w, config, writer, body, undefined);
+    const input = await resolveEventWrite(w, config, writer, body, undefined);
     await lockFor(w.trx, `event-slug:${input.slugBase ?? 'event'}`); // concurrent events of one title: one at a time
     const slug = await posts.freeSlug(w.trx, 'event', input.slugBase ?? 'event');
     const id = await posts.insertPost(w.trx, {
@@ -106,7 +106,7 @@ const COUNTED = ['categories', 'tags', 'status', 'date', 'date_utc'] as const;
 
 async function writeUpdate(w: Write, { config }: Services, writer: Writer, row: EventRow, body: EventWrite) {
   if (COUNTED.some((key) => body[key] !== undefined)) await w.countTermsOf([row.id]);
-  const input = await prepare(w, config, writer, body, row);
+  const input = await resolveEventWrite(w, config, writer, body, row);
   if (input.slugBase !== undefined) await lockFor(w.trx, `event-slug:${input.slugBase}`);
   const slug = input.slugBase === undefined ? undefined : await posts.freeSlug(w.trx, 'event', input.slugBase, row.id);
   // text in another language than the event's own is stored as its translation
