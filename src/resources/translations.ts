@@ -100,22 +100,21 @@ async function split<V extends Record<string, unknown>>(
   return own;
 }
 
-export function splitPostWrite<V extends Record<string, unknown>>(
+/** `split` for the records of one table: the record's id, its original language, the writer's, the values sent. */
+type Splitter = <V extends Record<string, unknown>>(
   db: Executor,
   id: number,
   original: string,
   language: string,
   values: V,
-): Promise<V> {
-  return split(db, POSTS, id, original, language, values, POST_FIELDS);
-}
+) => Promise<V>;
 
-export function splitTermWrite<V extends Record<string, unknown>>(
-  db: Executor,
-  id: number,
-  original: string,
-  language: string,
-  values: V,
-): Promise<V> {
-  return split(db, TERMS, id, original, language, values, TERM_FIELDS);
-}
+const splitterOf =
+  (table: Table, fields: readonly string[]): Splitter =>
+  (db, id, original, language, values) =>
+    split(db, table, id, original, language, values, fields);
+
+/** A write to an event, venue or organizer: its translatable values in another language are translations. */
+export const splitPostWrite = splitterOf(POSTS, POST_FIELDS);
+/** The same for a category or tag. */
+export const splitTermWrite = splitterOf(TERMS, TERM_FIELDS);
