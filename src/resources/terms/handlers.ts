@@ -10,7 +10,6 @@ import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
-import { resourceOf } from './service';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 import * as service from './service';
@@ -48,7 +47,7 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
       await answerList(req, res, list);
     },
     async create(req: Req<'createCategory', 'createTag'>, res: One) {
-      const created = (id: number): Created => ({ type: resourceOf(info), id });
+      const created = (id: number): Created => ({ type: info.kind, id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
       const term = await service.createTerm(context(req), info, writerOf(req), req.body, onCreated);
       await sendCreated(req, res, created(term.id), renderCreated);
