@@ -27,8 +27,8 @@ interface KindDeclaration {
   versionedTable: string;
   /** Whether its create answers `Location` (terms, as WordPress; posts send none, as the plugin). */
   answersLocation: boolean;
-  /** Its public page's path segment on the site (`{site}/event/{slug}/`); terms take theirs from their taxonomy. */
-  publicPath: string | null;
+  /** Its public pages' path, `{site}/event/{slug}/`: the plugin's permalinks (docs/compatibility.md §7.3). */
+  publicPath: string;
   /** The GETs of one record whose ETag and 304 come from the data version (http/caching.ts). */
   singleReads: ReadonlyArray<keyof operations>;
 }
@@ -45,7 +45,6 @@ const TERM = {
   stampTable: 'terms',
   versionedTable: 'terms',
   answersLocation: true,
-  publicPath: null,
 } as const;
 
 export const KINDS = {
@@ -79,8 +78,14 @@ export const KINDS = {
     publicPath: 'organizer',
     singleReads: ['getOrganizer', 'getOrganizerBySlug'],
   },
-  category: { ...TERM, wireType: 'Category', collection: 'categories', singleReads: ['getCategory'] },
-  tag: { ...TERM, wireType: 'Tag', collection: 'tags', singleReads: ['getTag'] },
+  category: {
+    ...TERM,
+    wireType: 'Category',
+    collection: 'categories',
+    publicPath: 'events/category',
+    singleReads: ['getCategory'],
+  },
+  tag: { ...TERM, wireType: 'Tag', collection: 'tags', publicPath: 'tag', singleReads: ['getTag'] },
 } as const satisfies Record<string, KindDeclaration>;
 
 type Kinds = typeof KINDS;

@@ -1,6 +1,6 @@
 /** What differs between categories and tags; everything else in this folder serves both. */
 import type { components } from '../../../generated/schema';
-import type { KindIn } from '../../kinds/registry';
+import { KINDS, type KindIn } from '../../kinds/registry';
 import type { Taxonomy } from './repository';
 
 /** Each collection's wire shape (the spec's schema). */
@@ -19,7 +19,7 @@ export interface TaxonomyInfo<K extends TermKey = TermKey> {
   /** The collection segment and list envelope key. */
   key: K;
   hierarchical: boolean;
-  /** Public term page: `{site}/events/category/{slug}/`, `{site}/tag/{slug}/` (docs/compatibility.md §1.4). */
+  /** Its public term pages' path, `{site}/tag/{slug}/`: its kind's (src/kinds/). */
   publicPath: string;
 }
 
@@ -28,12 +28,12 @@ export const CATEGORIES: TaxonomyInfo<'categories'> = {
   taxonomy: 'tribe_events_cat',
   key: 'categories',
   hierarchical: true,
-  publicPath: 'events/category',
+  publicPath: KINDS.category.publicPath,
 };
 export const TAGS: TaxonomyInfo<'tags'> = {
   kind: 'tag',
   taxonomy: 'post_tag',
   key: 'tags',
   hierarchical: false,
-  publicPath: 'tag',
+  publicPath: KINDS.tag.publicPath,
 };
