@@ -5,7 +5,6 @@
  * test/unit/kinds.test.ts holds the spec's enums to it. Pure data: it imports types only.
  */
 import type { components, operations } from '../../generated/schema';
-import type { PostTypePlural } from '../users/roles';
 
 /** What a kind declares; an entry missing a field fails type-checking. */
 interface KindDeclaration {
@@ -17,8 +16,8 @@ interface KindDeclaration {
   wireType: keyof components['schemas'];
   /** Its collection's path segment (`/events`), and its records' (`/events/{id}`). */
   collection: string;
-  /** The capabilities writing it: `edit_events`… (users/roles.ts), or the one of terms. */
-  capability: PostTypePlural | 'manage_categories';
+  /** Its capabilities: a post type naming a set (`events`: `edit_events`…, users/roles.ts), or terms' one. */
+  capability: string;
   /** Its search documents' kind (src/search/), or null when it is not searched. */
   searchKind: string | null;
   /** The table whose `stamp` the write kernel raises when it changes (core/stamps.ts, migration 014). */
