@@ -10,6 +10,7 @@ import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
+import { kindOperations } from '../../http/kind-operations';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 import * as service from './service';
@@ -84,20 +85,8 @@ const categories = handlersFor(CATEGORIES);
 const tags = handlersFor(TAGS);
 
 export const termHandlers = {
-  listCategories: categories.list,
-  createCategory: categories.create,
-  getCategory: categories.get,
-  updateCategory: categories.update,
-  replaceCategory: categories.update,
-  patchCategory: categories.update,
-  deleteCategory: categories.remove,
-  listTags: tags.list,
-  createTag: tags.create,
-  getTag: tags.get,
-  updateTag: tags.update,
-  replaceTag: tags.update,
-  patchTag: tags.update,
-  deleteTag: tags.remove,
+  ...kindOperations('category', categories, ['id']),
+  ...kindOperations('tag', tags, ['id']),
 } satisfies Partial<HandlerTable>;
 
 export const termRenderers = {
