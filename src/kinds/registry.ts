@@ -1,8 +1,9 @@
 /**
  * The record kinds the API serves, declared once. Each is keyed by its name on the wire: a created record's type,
  * the change feed's and the audit trail's `resource`, the first half of a webhook event type (`event.created`). The
- * lists the kernel, search, posts and the composition used to keep by hand derive from here, and
- * test/unit/kinds.test.ts holds the spec's enums to it. Pure data: it imports types only.
+ * lists the kernel, search, posts, roles (the post types), operation tables (http/kind-operations.ts) and the
+ * composition used to keep by hand derive from here, and test/unit/kinds.test.ts holds the spec's enums to it. Pure
+ * data: it imports types only, so users/roles.ts may import it.
  */
 import type { components, operations } from '../../generated/schema';
 
