@@ -21,11 +21,6 @@ export type Resource = Kind;
 export const ACTIONS = ['created', 'updated', 'deleted'] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** The feed resource of a taxonomy. */
-export function termResource(taxonomy: string): Resource {
-  return taxonomy === 'post_tag' ? 'tag' : 'category';
-}
-
 /** `msg_` + 144 random bits: unique per message, kept across its retries (Standard Webhooks `webhook-id`). */
 export function newMessageId(): string {
   return `msg_${randomBytes(18).toString('base64url')}`;

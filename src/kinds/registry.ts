@@ -1,11 +1,11 @@
 /**
  * The record kinds the API serves, declared once. Each is keyed by its name on the wire: a created record's type,
  * the change feed's and the audit trail's `resource`, the first half of a webhook event type (`event.created`). The
- * lists the kernel, search, posts and the composition used to keep by hand derive from here, and
- * test/unit/kinds.test.ts holds the spec's enums to it. Pure data: it imports types only.
+ * lists the kernel, search, posts, roles (the post types), operation tables (http/kind-operations.ts) and the
+ * composition used to keep by hand derive from here, and test/unit/kinds.test.ts holds the spec's enums to it. Pure
+ * data: it imports types only, so users/roles.ts may import it.
  */
 import type { components, operations } from '../../generated/schema';
-import type { PostTypePlural } from '../users/roles';
 
 /** What a kind declares; an entry missing a field fails type-checking. */
 interface KindDeclaration {
@@ -17,8 +17,8 @@ interface KindDeclaration {
   wireType: keyof components['schemas'];
   /** Its collection's path segment (`/events`), and its records' (`/events/{id}`). */
   collection: string;
-  /** The capabilities writing it: `edit_events`… (users/roles.ts), or the one of terms. */
-  capability: PostTypePlural | 'manage_categories';
+  /** Its capabilities: a post type naming a set (`events`: `edit_events`…, users/roles.ts), or terms' one. */
+  capability: string;
   /** Its search documents' kind (src/search/), or null when it is not searched. */
   searchKind: string | null;
   /** The table whose `stamp` the write kernel raises when it changes (core/stamps.ts, migration 014). */
@@ -27,8 +27,8 @@ interface KindDeclaration {
   versionedTable: string;
   /** Whether its create answers `Location` (terms, as WordPress; posts send none, as the plugin). */
   answersLocation: boolean;
-  /** Its public page's path segment on the site (`{site}/event/{slug}/`); terms take theirs from their taxonomy. */
-  publicPath: string | null;
+  /** Its public pages' path, `{site}/event/{slug}/`: the plugin's permalinks (docs/compatibility.md §7.3). */
+  publicPath: string;
   /** The GETs of one record whose ETag and 304 come from the data version (http/caching.ts). */
   singleReads: ReadonlyArray<keyof operations>;
 }
@@ -45,7 +45,6 @@ const TERM = {
   stampTable: 'terms',
   versionedTable: 'terms',
   answersLocation: true,
-  publicPath: null,
 } as const;
 
 export const KINDS = {
@@ -79,8 +78,14 @@ export const KINDS = {
     publicPath: 'organizer',
     singleReads: ['getOrganizer', 'getOrganizerBySlug'],
   },
-  category: { ...TERM, wireType: 'Category', collection: 'categories', singleReads: ['getCategory'] },
-  tag: { ...TERM, wireType: 'Tag', collection: 'tags', singleReads: ['getTag'] },
+  category: {
+    ...TERM,
+    wireType: 'Category',
+    collection: 'categories',
+    publicPath: 'events/category',
+    singleReads: ['getCategory'],
+  },
+  tag: { ...TERM, wireType: 'Tag', collection: 'tags', publicPath: 'tag', singleReads: ['getTag'] },
 } as const satisfies Record<string, KindDeclaration>;
 
 type Kinds = typeof KINDS;

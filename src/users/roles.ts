@@ -3,13 +3,19 @@
  * the same set of post capabilities; terms are managed with `manage_categories`. Every permission check in the service
  * goes through `can` (coarse, before validation) and the object rules below (per record, in the handlers).
  */
+import { KIND_NAMES, KINDS, type Kind, type KindIn } from '../kinds/registry';
 import type { AppPasswordUse } from './app-passwords';
 
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const POST_TYPES = ['events', 'venues', 'organizers'] as const;
-export type PostTypePlural = (typeof POST_TYPES)[number];
+type PostKind = KindIn<'posts'>;
+/** The post types, named as their capabilities are (`edit_events`): the post kinds' (src/kinds/). */
+export type PostTypePlural = (typeof KINDS)[PostKind]['capability'];
+const isPostKind = (kind: Kind): kind is PostKind => KINDS[kind].table === 'posts';
+export const POST_TYPES: readonly PostTypePlural[] = KIND_NAMES.filter(isPostKind).map(
+  (kind) => KINDS[kind].capability,
+);
 
 const POST_CAPS = [
   'read',

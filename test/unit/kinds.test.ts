@@ -8,6 +8,7 @@ import { BUNDLED_SPEC } from '../../src/paths';
 import { KIND_NAMES, KINDS } from '../../src/kinds/registry';
 import { ACTIONS } from '../../src/core/outbox';
 import { AUDIT_RESOURCES } from '../../src/core/audit';
+import { kindOperations } from '../../src/http/kind-operations';
 
 interface Operation {
   operationId?: string;
@@ -56,5 +57,42 @@ describe('the record kinds', () => {
     expect(spec.paths[`/${collection}`]).toBeDefined();
     for (const operationId of singleReads)
       expect(found.get(operationId)).toMatch(new RegExp(`^get /${collection}/(\\{id\\}|by-slug/\\{slug\\})$`));
+  });
+});
+
+describe("a kind's operations (http/kind-operations.ts)", () => {
+  const verbs = { list: 'list', create: 'create', get: 'get', update: 'update', remove: 'remove' };
+
+  it('are named as the spec names them, each to its verb', () => {
+    expect(kindOperations('venue', verbs, ['id', 'slug'])).toEqual({
+      listVenues: 'list',
+      createVenue: 'create',
+      getVenue: 'get',
+      updateVenue: 'update',
+      replaceVenue: 'update',
+      patchVenue: 'update',
+      deleteVenue: 'remove',
+      getVenueBySlug: 'get',
+      updateVenueBySlug: 'update',
+      replaceVenueBySlug: 'update',
+      patchVenueBySlug: 'update',
+      deleteVenueBySlug: 'remove',
+    });
+    expect(Object.keys(kindOperations('category', verbs, ['id']))).toEqual([
+      'listCategories',
+      'createCategory',
+      'getCategory',
+      'updateCategory',
+      'replaceCategory',
+      'patchCategory',
+      'deleteCategory',
+    ]);
+  });
+
+  it.each(KIND_NAMES)('%s: are operations of the spec (posts are addressed by slug too)', (kind) => {
+    const found = operations();
+    const addressed = KINDS[kind].table === 'posts' ? (['id', 'slug'] as const) : (['id'] as const);
+    for (const operationId of Object.keys(kindOperations(kind, verbs, addressed)))
+      expect([operationId, found.has(operationId)]).toEqual([operationId, true]);
   });
 });

@@ -1,9 +1,13 @@
 /** The capability table of docs/compatibility.md §3.1 and WordPress's object rules. */
-import { can, canChange, canRead, type Caller, type Role } from '../../src/users/roles';
+import { can, canChange, canRead, POST_TYPES, type Caller, type Role } from '../../src/users/roles';
 
 const user = (role: Role, id = 1): Caller => ({ id, login: role, role });
 
 describe('capabilities', () => {
+  it('are named by the post types, the post kinds of the registry (src/kinds/)', () => {
+    expect(POST_TYPES).toEqual(['events', 'venues', 'organizers']);
+  });
+
   it.each([
     ['administrator', true, true, true],
     ['editor', true, true, true],

@@ -12,6 +12,7 @@ import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
+import { kindOperations } from '../../http/kind-operations';
 import type { OnCreated } from '../../core/write';
 import type { Caller } from '../../users/roles';
 import { linkedBytes, renderLinked } from '../records';
@@ -86,30 +87,8 @@ const venues = handlersFor(VENUES);
 const organizers = handlersFor(ORGANIZERS);
 
 export const linkedHandlers = {
-  listVenues: venues.list,
-  createVenue: venues.create,
-  getVenue: venues.get,
-  updateVenue: venues.update,
-  replaceVenue: venues.update,
-  patchVenue: venues.update,
-  deleteVenue: venues.remove,
-  getVenueBySlug: venues.get,
-  updateVenueBySlug: venues.update,
-  replaceVenueBySlug: venues.update,
-  patchVenueBySlug: venues.update,
-  deleteVenueBySlug: venues.remove,
-  listOrganizers: organizers.list,
-  createOrganizer: organizers.create,
-  getOrganizer: organizers.get,
-  updateOrganizer: organizers.update,
-  replaceOrganizer: organizers.update,
-  patchOrganizer: organizers.update,
-  deleteOrganizer: organizers.remove,
-  getOrganizerBySlug: organizers.get,
-  updateOrganizerBySlug: organizers.update,
-  replaceOrganizerBySlug: organizers.update,
-  patchOrganizerBySlug: organizers.update,
-  deleteOrganizerBySlug: organizers.remove,
+  ...kindOperations('venue', venues, ['id', 'slug']),
+  ...kindOperations('organizer', organizers, ['id', 'slug']),
 } satisfies Partial<HandlerTable>;
 
 export const linkedRenderers = {

@@ -10,7 +10,7 @@ import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
-import { resourceOf } from './service';
+import { kindOperations } from '../../http/kind-operations';
 import { caller } from '../../http/auth';
 import type { Caller } from '../../users/roles';
 import * as service from './service';
@@ -48,7 +48,7 @@ function handlersFor<K extends TermKey>(info: TaxonomyInfo<K>) {
       await answerList(req, res, list);
     },
     async create(req: Req<'createCategory', 'createTag'>, res: One) {
-      const created = (id: number): Created => ({ type: resourceOf(info), id });
+      const created = (id: number): Created => ({ type: info.kind, id });
       const onCreated: OnCreated = (trx, made) => claimCreated(trx, req, created(made));
       const term = await service.createTerm(context(req), info, writerOf(req), req.body, onCreated);
       await sendCreated(req, res, created(term.id), renderCreated);
@@ -85,20 +85,8 @@ const categories = handlersFor(CATEGORIES);
 const tags = handlersFor(TAGS);
 
 export const termHandlers = {
-  listCategories: categories.list,
-  createCategory: categories.create,
-  getCategory: categories.get,
-  updateCategory: categories.update,
-  replaceCategory: categories.update,
-  patchCategory: categories.update,
-  deleteCategory: categories.remove,
-  listTags: tags.list,
-  createTag: tags.create,
-  getTag: tags.get,
-  updateTag: tags.update,
-  replaceTag: tags.update,
-  patchTag: tags.update,
-  deleteTag: tags.remove,
+  ...kindOperations('category', categories, ['id']),
+  ...kindOperations('tag', tags, ['id']),
 } satisfies Partial<HandlerTable>;
 
 export const termRenderers = {

@@ -10,7 +10,6 @@ import { lockFor } from '../../db/dialect';
 import { ApiError, invalidParam } from '../../core/errors';
 import type { Precondition } from '../../core/preconditions';
 import { changes as diff } from '../../core/audit';
-import { termResource } from '../../core/outbox';
 import { type OnCreated, type Services, type Write, type Writer, write } from '../../core/write';
 import type { Caller } from '../../users/roles';
 import { sanitizeHtml, sanitizeText } from '../../domain/html';
@@ -106,8 +105,8 @@ export function createTerm(
     const values = { name, slug, description, parent: parent ?? 0, language };
     const id = await repo.insertTerm(trx, info.taxonomy, values);
     w.search('terms', [id], { made: true });
-    w.audit(caller, 'create', resourceOf(info), id, diff(undefined, values));
-    w.change(termResource(info.taxonomy), id, 'created');
+    w.audit(caller, 'create', info.kind, id, diff(undefined, values));
+    w.change(info.kind, id, 'created');
     await created?.(trx, id);
     return getTerm(trx, info, id);
   });
@@ -145,8 +144,8 @@ export async function updateTerm(
     const own = await splitTermWrite(trx, id, current.language, language, changes);
     await repo.updateTerm(trx, info.taxonomy, id, own);
     if (changes.name !== undefined || changes.slug !== undefined) w.search('terms', [id]);
-    w.audit(caller, 'update', resourceOf(info), id, diff(current as unknown as Record<string, unknown>, changes));
-    w.change(termResource(info.taxonomy), id, 'updated');
+    w.audit(caller, 'update', info.kind, id, diff(current as unknown as Record<string, unknown>, changes));
+    w.change(info.kind, id, 'updated');
     return getTerm(trx, info, id);
   });
 }
@@ -163,11 +162,11 @@ export async function deleteTerm(
     const dependents = await repo.dependentsOfTerm(w.trx, info.taxonomy, id);
     await repo.deleteTerm(w.trx, info.taxonomy, term);
     w.search('terms', [id]);
-    w.audit(caller, 'delete', resourceOf(info), id, { name: { old: term.name }, slug: { old: term.slug } });
+    w.audit(caller, 'delete', info.kind, id, { name: { old: term.name }, slug: { old: term.slug } });
     // the events that carried it and its children (moved up) read differently now
     w.change('event', dependents.postIds, 'updated');
-    w.change(termResource(info.taxonomy), dependents.childIds, 'updated');
-    w.change(termResource(info.taxonomy), id, 'deleted');
+    w.change(info.kind, dependents.childIds, 'updated');
+    w.change(info.kind, id, 'deleted');
     return term;
   });
 }
@@ -187,10 +186,6 @@ async function writeExisting<T>(
   return write(db, async (w) => work(w, await getTerm(w.trx, info, id)), {
     precondition: { table: 'terms', id, expect },
   });
-}
-
-export function resourceOf(info: TaxonomyInfo): 'category' | 'tag' {
-  return info.taxonomy === 'post_tag' ? 'tag' : 'category';
 }
 
 function requiredName(name: string): string {
@@ -223,8 +218,8 @@ export async function createTermNamed(
   const values = { name: sanitizeText(name), slug, description: '', parent: 0, language };
   const id = await repo.insertTerm(trx, info.taxonomy, values);
   w.search('terms', [id]);
-  w.audit(caller, 'create', resourceOf(info), id, diff(undefined, values));
-  w.change(termResource(info.taxonomy), id, 'created');
+  w.audit(caller, 'create', info.kind, id, diff(undefined, values));
+  w.change(info.kind, id, 'created');
   return id;
 }
 
