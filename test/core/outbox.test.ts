@@ -4,7 +4,7 @@
  * row per change and matching active subscription (its event type, or `*`), none for inactive subscriptions or other
  * types; through the kernel, a write's announcements reach the feed in the order announced.
  */
-import { recordChanges, subscribes, termResource } from '../../src/core/outbox';
+import { recordChanges, subscribes } from '../../src/core/outbox';
 import { write } from '../../src/core/write';
 import type { Db } from '../../src/db/types';
 import { ENGINES } from '../support/engines';
@@ -21,10 +21,6 @@ describe('which subscriptions take an event type', () => {
     expect(subscribes(['event.updated'], 'event.created')).toBe(false);
     expect(subscribes(['event'], 'event.created')).toBe(false);
     expect(subscribes([], 'event.created')).toBe(false);
-  });
-
-  it('names a taxonomy by its feed resource', () => {
-    expect([termResource('post_tag'), termResource('tribe_events_cat')]).toEqual(['tag', 'category']);
   });
 });
 
