@@ -8,15 +8,15 @@ import { type Field, fieldEntries, searchColumns } from '../../kinds/fields/tabl
 
 type Wired = { column: string; wire: string; field: Field };
 
-const WIRED: Wired[] = fieldEntries(EVENT_FIELDS).flatMap(([column, field]) =>
+/** Fields with a wire name, in declaration order: the mapper answers those the plugin's keys do not cover. */
+export const WIRE_FIELDS: readonly Wired[] = fieldEntries(EVENT_FIELDS).flatMap(([column, field]) =>
   field.wire ? [{ column, wire: field.wire, field }] : [],
 );
 
 /** `events` columns a write stores as sent text (`written: 'text'`), by wire name. */
-export const PLAIN_TEXT_FIELDS = WIRED.filter(({ field }) => field.table === 'events' && field.written === 'text');
+export const PLAIN_TEXT_FIELDS = WIRE_FIELDS.filter(
+  ({ field }) => field.table === 'events' && field.written === 'text',
+);
 
 /** Columns whose change rebuilds the event's search documents. */
 export const SEARCHED_COLUMNS: readonly string[] = searchColumns(EVENT_FIELDS);
-
-/** Fields with a wire name, in declaration order: the mapper answers those the plugin's keys do not cover. */
-export const WIRE_FIELDS: readonly Wired[] = WIRED;

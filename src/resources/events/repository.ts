@@ -19,7 +19,9 @@ export type EventRow = PostRow & EventFields & { revision: number };
 const normaliseColumns = columnNormaliser<EventRow>(EVENT_FIELDS);
 
 function normalise(row: EventRow): EventRow {
-  return { ...normaliseColumns(normalisePost(row)), revision: toNumber(row.revision ?? 0) };
+  const event = normaliseColumns(normalisePost(row));
+  event.revision = toNumber(row.revision ?? 0);
+  return event;
 }
 
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
