@@ -7,7 +7,8 @@ import { error as validatorErrors } from 'express-openapi-validator';
 import type { MessageKey } from '../i18n/messages';
 import { ApiError, invalidParams, missingParams, type ParamProblem } from '../core/errors';
 
-interface ValidatorItem {
+/** One failed check, as the validator reports it: `/query/per_page`, a message, `<keyword>.openapi.validation`. */
+export interface ValidatorItem {
   path?: string;
   message?: string;
   errorCode?: string;
@@ -45,7 +46,8 @@ export function translateValidatorError(err: unknown): ApiError | undefined {
   }
 }
 
-function fromItems(items: ValidatorItem[]): ApiError {
+/** The WordPress error for a list of failed checks (also of checks made by other protocols, src/mcp/). */
+export function fromItems(items: ValidatorItem[]): ApiError {
   // WordPress routes match ids with `\d+`: a path that does not fit is no route at all (docs/compatibility.md §1.1),
   // nor is one the validator cannot decode (`/events/occurrences/%`: its item's path is the request's path)
   const noRoute = (item: ValidatorItem) =>

@@ -13,18 +13,21 @@ import { identify } from '../http/auth';
 import { dispatch } from './dispatch';
 import { acceptedLanguage, createMcpServer } from './server';
 import { generateTools, instructionsOf } from './tools';
+import { batchLimit } from './limits';
 
 /** The headers of the MCP request that its REST requests carry too. */
 const FORWARDED = ['authorization', 'host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
 
 /** The `/mcp` router; `app` is the service itself, into which tool calls are dispatched. */
 export function mcpEndpoint(context: AppContext, app: () => Express): Router {
-  const { config, spec } = context;
+  const { config, spec, metrics } = context;
   const tools = generateTools(spec);
+  // each call is counted, not only the one POST that carries a batch of them
+  const calls = metrics.counter('mcp_tool_calls_total', 'MCP tool calls (each call of a batch)', ['tool']);
   const instructions = instructionsOf(spec);
   const router = Router();
   router.use(hostHeaderValidation(config.mcpAllowedHosts), allowedOrigin(config.mcpAllowedHosts));
-  router.post('/', express.json({ limit: config.bodyLimit }), async (req, res) => {
+  router.post('/', express.json({ limit: config.bodyLimit }), batchLimit, async (req, res) => {
     const caller = await identify(req);
     const server = createMcpServer({
       tools,
@@ -40,9 +43,12 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
           req.get('accept-language'),
           (...languages) => req.acceptsLanguages(...languages),
           LANGUAGES,
+          config.defaultLanguage,
         ),
       },
       version: spec.document.info.version,
+      onCall: (tool) => calls.inc({ tool }),
+      onError: (err) => req.log?.error({ err }, 'MCP tool call failed'),
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -17,11 +17,13 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { NAMESPACE, type Language } from '../config';
-import { missingParams } from '../core/errors';
+import { ApiError, missingParams } from '../core/errors';
 import { toWire } from '../http/error-handler';
 import { can, type Caller } from '../users/roles';
 import type { InnerRequest, InnerResponse } from './dispatch';
 import type { ToolDefinition } from './tools';
+import { checkedArguments } from './arguments';
+import { bounded, CALL_CONCURRENCY } from './limits';
 
 /** Sends one REST request (method, path from the service root, headers, JSON body) and returns the answer. */
 export type Rest = (request: InnerRequest) => Promise<InnerResponse>;
@@ -40,6 +42,10 @@ export interface McpServerOptions {
   /** Everything else each REST request carries (client address, TLS, message language, a preset caller). */
   request: Omit<InnerRequest, 'method' | 'url' | 'headers' | 'body'>;
   version: string;
+  /** Told of each tool call, before it runs (metrics). */
+  onCall?: (tool: string) => void;
+  /** Told of an unexpected failure, whose text the caller never sees (logs). */
+  onError?: (error: unknown) => void;
 }
 
 export const SPEC_RESOURCE = 'calendar://openapi.json';
@@ -74,8 +80,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: options.instructions },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const send = bounded(CALL_CONCURRENCY, options.rest);
   const rest = (method: string, url: string, extra: Record<string, string | undefined>, body?: unknown) =>
-    options.rest({ ...options.request, method, url, headers: { ...options.headers, ...extra }, body });
+    send({ ...options.request, method, url, headers: { ...options.headers, ...extra }, body });
+  const language = options.request.messageLanguage ?? 'en';
+  const failure = (error: ApiError) => errorResult(JSON.stringify(toWire(error, language)));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: options.tools.filter((tool) => mayUse(tool, options.caller)).map(listed),
@@ -84,14 +93,19 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-    const request = restRequest(tool, params.arguments ?? {}, options.basePath);
-    if ('missing' in request) {
-      return errorResult(
-        JSON.stringify(toWire(missingParams(request.missing), options.request.messageLanguage ?? 'en')),
-      );
+    options.onCall?.(tool.name);
+    try {
+      const checked = checkedArguments(tool, params.arguments ?? {});
+      if ('error' in checked) return failure(checked.error);
+      const request = restRequest(tool, checked.args, options.basePath);
+      if ('missing' in request) return failure(missingParams(request.missing));
+      const answer = await rest(tool.operation.method.toUpperCase(), request.url, request.headers, request.body);
+      return toolResult(tool, answer);
+    } catch (error) {
+      // what failed is for the server's log; the caller gets REST's generic answer
+      options.onError?.(error);
+      return failure(new ApiError(500, 'rest_internal_error', 'internal_error'));
     }
-    const answer = await rest(tool.operation.method.toUpperCase(), request.url, request.headers, request.body);
-    return toolResult(tool, answer);
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
@@ -148,8 +162,7 @@ function restRequest(
   const body: Record<string, unknown> = {};
   const pathValues: Record<string, string> = {};
   for (const [name, value] of Object.entries(args)) {
-    const place = tool.arguments[name];
-    if (!place || value === undefined || value === null) continue; // unknown arguments are ignored, as REST does
+    const place = tool.arguments[name]; // the arguments are checked: each has its place
     if (place.in === 'body') body[name] = value;
     else if (place.in === 'path') pathValues[place.name] = scalar(value);
     else if (place.in === 'header') headers[place.name.toLowerCase()] = scalar(value);
@@ -196,13 +209,18 @@ function parse(text: string): unknown {
   }
 }
 
-/** The language of messages a `/mcp` request asks for with `Accept-Language`, if any of ours. */
+/**
+ * The language of messages a `/mcp` request asks for with `Accept-Language`, if any of ours. The site's language is
+ * offered first, so that `*` (what many HTTP clients send by default) means the site's language, as no header does;
+ * a real language with a higher weight than `*` still wins (`de, *;q=0.5` is German).
+ */
 export function acceptedLanguage(
   header: string | undefined,
   accepts: (...languages: string[]) => string | false,
   languages: readonly Language[],
+  siteLanguage: Language,
 ): Language | undefined {
   if (!header) return undefined;
-  const chosen = accepts(...languages);
+  const chosen = accepts(siteLanguage, ...languages.filter((l) => l !== siteLanguage));
   return chosen ? (languages.find((l) => l === chosen.toLowerCase()) ?? undefined) : undefined;
 }
