@@ -21,6 +21,8 @@ export interface Config {
   /** Failed logins allowed per login (and, ×5, per address) in one window before 429. */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
+  /** Requests one feed key may make per minute before 429 (each application password counts apart). */
+  feedKeyMaxRequests: number;
   bodyLimit: string;
   /** Keep rendered records in memory (RENDER_CACHE=off turns it off; src/cache/). */
   renderCache: boolean;
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       1,
       86_400 * 30,
     ),
+    feedKeyMaxRequests: integer(env.FEED_KEY_MAX_REQUESTS, 60, 'FEED_KEY_MAX_REQUESTS', 1, 1_000_000),
     bodyLimit: env.BODY_LIMIT || '1mb',
     renderCache: !['off', '0', 'false'].includes((env.RENDER_CACHE ?? '').trim().toLowerCase()),
     renderCacheBytes: integer(env.RENDER_CACHE_MB, 64, 'RENDER_CACHE_MB', 1, 65_536) * 1024 * 1024,

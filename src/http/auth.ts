@@ -3,6 +3,8 @@
  * are 401 on any route; repeated failures are throttled (429). A verified credential is remembered for a minute (by
  * an HMAC of login and password, never the password itself) so that the slow hash is not paid on every request.
  *
+ * Feed keys (http/feed-keys.ts) are remembered the same way, apart from Basic's credentials.
+ *
  * The password may be the user's own or one of their application passwords (users/app-passwords.ts). A remembered
  * application password is looked up by id on every request (one primary-key query), so a revocation on any node is
  * refused by every node at the next request; a read-only one (`scope: read`) is 403 on any write.
@@ -51,7 +53,7 @@ export async function identify(req: Request): Promise<Caller | undefined> {
   const credentials = parseBasic(req.headers.authorization);
   if (credentials === undefined) return undefined;
   if (credentials === null) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
-  const who = await verify(req, credentials.login, credentials.password);
+  const who = await verifiedCaller(req, credentials.login, credentials.password);
   return { ...who, address: req.ip } satisfies Caller;
 }
 
@@ -74,9 +76,20 @@ function parseBasic(header: string | undefined): { login: string; password: stri
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-async function verify(req: Request, login: string, password: string): Promise<Caller> {
+/**
+ * The caller of a login and password, checked once a minute at most: a credential verified in the last minute is
+ * remembered (by an HMAC of what it may be used for, login and password), and concurrent checks of one credential
+ * share one slow hash. `accept: 'app-password'` takes only an application password (feed keys, http/feed-keys.ts);
+ * what it remembers is apart from Basic's, so a user's own password verified by Basic never passes as a key.
+ */
+export async function verifiedCaller(
+  req: Request,
+  login: string,
+  password: string,
+  accept: 'any' | 'app-password' = 'any',
+): Promise<Caller> {
   const { db, throttle } = context(req);
-  const key = createHmac('sha256', cacheSecret).update(login).update('\0').update(password).digest('base64');
+  const key = createHmac('sha256', cacheSecret).update(`${accept}\0${login}\0`).update(password).digest('base64');
   const address = req.ip ?? 'unknown';
   const remembered = await rememberedCaller(req, key, login, address);
   if (remembered) return remembered;
@@ -86,7 +99,7 @@ async function verify(req: Request, login: string, password: string): Promise<Ca
   let pending = checking.get(key);
   if (pending) throttled(req, await throttle.blockedFor(login, address));
   else {
-    pending = checkCredential(req, login, password, 'any').finally(() => checking.delete(key));
+    pending = checkCredential(req, login, password, accept).finally(() => checking.delete(key));
     checking.set(key, pending);
   }
   const { user, app } = await pending;
@@ -116,6 +129,7 @@ export async function checkCredential(
   const { db, metrics, throttle } = context(req);
   const address = req.ip ?? 'unknown';
   throttled(req, await throttle.take(login, address));
+  metrics.counter('auth_password_checks_total', 'Passwords checked with the slow hash (one per attempt)').inc();
   // a login with a NUL character cannot exist (and PostgreSQL text cannot hold one): check it like an unknown one
   const user = login.includes('\u0000') ? undefined : await findUserByLogin(db, login);
   const { ok, app } = user

@@ -4,17 +4,19 @@
  * `GET /events`, `GET /events/{id}`, `GET /events/by-slug/{slug}`) take `?key=<login>:<application password>`.
  *
  * Only application passwords: a URL ends up in histories and proxy logs, where a user's own password must never be.
- * The key is checked by Basic's own check (http/auth.ts `checkCredential`: the same throttle, one slow hash, failures
- * counted), then the caller is read-only whatever the password's scope; the answer is `no-store` (an authenticated
- * caller, http/caching.ts) and `key=` is masked in logged URLs (http/request-log.ts). A key never reaches Basic's
- * remembered credentials, so each keyed read pays the one hash (calendar apps poll rarely).
+ * The key is checked by Basic's own check (http/auth.ts `verifiedCaller`: the same throttle, one slow hash, failures
+ * counted) and remembered as Basic remembers a credential (a minute, apart from Basic's, refused at once when
+ * revoked), so a calendar app polling pays one hash a minute at most. Each key then takes one request from its own
+ * allowance (`FEED_KEY_MAX_REQUESTS` a minute, 429 with `Retry-After` beyond). The caller is read-only whatever the
+ * password's scope; the answer is `no-store` (an authenticated caller, http/caching.ts) and `key=` is masked in
+ * logged URLs (http/request-log.ts).
  */
 import type { Request, RequestHandler } from 'express';
-import { caller, checkCredential } from './auth';
+import { caller, verifiedCaller } from './auth';
 import { context } from './context';
 import { ApiError } from '../core/errors';
 import type { Caller } from '../users/roles';
-import { appPasswordUse, noteUse, type AppPasswordRow } from '../users/app-passwords';
+import type { AppPasswordUse } from '../users/app-passwords';
 
 /**
  * Before the ETag and validation of a calendar read: authenticates `key` when the request is answered as a
@@ -33,12 +35,11 @@ export function feedKey(calendar: (req: Request) => boolean): RequestHandler {
 async function verifyKey(req: Request, key: string): Promise<Caller> {
   const colon = key.indexOf(':');
   if (colon <= 0) throw new ApiError(401, 'rest_invalid_authorization', 'invalid_authorization');
-  const { db } = context(req);
-  const [login, password] = [key.slice(0, colon), key.slice(colon + 1)];
-  const address = req.ip ?? 'unknown';
-  const { user, app } = await checkCredential(req, login, password, 'app-password');
-  await noteUse(db, app as AppPasswordRow, address);
+  const who = await verifiedCaller(req, key.slice(0, colon), key.slice(colon + 1), 'app-password');
+  const app = who.appPassword as AppPasswordUse; // `app-password` accepts nothing else
+  const wait = await context(req).throttle.keyedRequest(app.id);
+  if (wait > 0)
+    throw new ApiError(429, 'rest_too_many_requests', 'too_many_requests', { seconds: wait }, { retry_after: wait });
   // read-only whatever the password's scope: a key only ever reads a calendar
-  const scoped = { ...appPasswordUse(app as AppPasswordRow), scope: 'read' as const };
-  return { id: user.id, login: user.login, role: user.role, appPassword: scoped };
+  return { ...who, appPassword: { ...app, scope: 'read' } };
 }

@@ -11,6 +11,8 @@
  * A client is its IPv4 address, or its IPv6 /64 (one subscriber's network). A verified password gives its points
  * back and forgets the failures of its own client; a failure or a refusal keeps them. So no more passwords than the
  * allowance are ever checked, however many attempts are in flight at once.
+ *
+ * The same table counts each feed key's requests (`feedkey`, per application password and minute).
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
@@ -32,6 +34,12 @@ export interface Throttle {
    * `take` would refuse it), or 0. Nothing is taken: the password is not checked again.
    */
   blockedFor(login: string, address: string): Promise<number>;
+  /**
+   * Takes one request of a feed key (an application password, by id) from its allowance of `feedKeyMaxRequests` a
+   * minute: 0 when it may go on, else the seconds to wait. Remembered keys cost no slow hash, but each request still
+   * costs a render: this bounds what one key can make the service do.
+   */
+  keyedRequest(appPasswordId: number): Promise<number>;
 }
 
 /** An address gets this many times the per-login allowance (several users behind one NAT). */
@@ -42,7 +50,11 @@ export const LOGIN_FACTOR = 10;
 const KNOWN_CLIENT_SECONDS = 30 * 24 * 3600;
 const TABLE = 'auth_throttle';
 
-type Limits = Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'>;
+type Limits = Pick<Config, 'loginMaxFailures' | 'loginFailureWindowSeconds'> &
+  Partial<Pick<Config, 'feedKeyMaxRequests'>>;
+/** The window of a feed key's allowance. */
+const KEY_WINDOW_SECONDS = 60;
+const DEFAULT_KEY_REQUESTS = 60;
 
 export function createThrottle(db: Db, config: Limits, schema?: string): Throttle {
   const make = (keyPrefix: string, points: number, duration = config.loginFailureWindowSeconds) =>
@@ -58,6 +70,7 @@ export function createThrottle(db: Db, config: Limits, schema?: string): Throttl
     login: make('login', max * LOGIN_FACTOR),
     known: make('known', 1, KNOWN_CLIENT_SECONDS),
   };
+  const feedKeys = make('feedkey', config.feedKeyMaxRequests ?? DEFAULT_KEY_REQUESTS, KEY_WINDOW_SECONDS);
   const giveBack = (limiter: RateLimiterAbstract, key: string) => giveBackPoint(db, limiter, key);
 
   return {
@@ -79,6 +92,10 @@ export function createThrottle(db: Db, config: Limits, schema?: string): Throttl
         ceilingFor(counters, k),
       ]);
       return Math.max(waitAt(pair, counters.pair.points), waitAt(addr, counters.addr.points), ceiling);
+    },
+    async keyedRequest(appPasswordId) {
+      const taken = await feedKeys.penalty(String(appPasswordId));
+      return taken.consumedPoints > feedKeys.points ? waitOf(taken) : 0;
     },
   };
 }
