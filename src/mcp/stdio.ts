@@ -49,11 +49,14 @@ export async function serveStdio(options: StdioOptions, env: NodeJS.ProcessEnv =
 async function bridge({ url, login, password }: { url: string; login: string; password: string }): Promise<Server> {
   const authorization = `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
   const client = new Client({ name: 'calendar-events-stdio', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url.replace(/\/+$/, '')}/mcp`), {
-      requestInit: { headers: { authorization } },
-    }),
-  );
+  const endpoint = new URL(`${url.replace(/\/+$/, '')}/mcp`);
+  try {
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization } } }));
+  } catch (error) {
+    // what the client says may quote the URL: never with credentials in it
+    if (error instanceof Error) error.message = maskCredentials(error.message);
+    throw error;
+  }
   const remote = client.getServerVersion();
   const server = new Server(
     { name: remote?.name ?? 'calendar-events', version: remote?.version ?? '1.0.0' },
@@ -66,6 +69,11 @@ async function bridge({ url, login, password }: { url: string; login: string; pa
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => client.readResource(params));
   server.onclose = () => void client.close();
   return server;
+}
+
+/** `text` with the credentials of every URL in it replaced by `***` (`http://***@host/`). */
+export function maskCredentials(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@');
 }
 
 async function local(
