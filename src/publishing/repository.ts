@@ -1,6 +1,7 @@
 /**
- * The only SQL of scheduled publication. Every query is served by the `posts_list` index (type, status, date_utc,
- * id; migration 009): a scheduled post of one kind is found by its prefix, in the order of its publication date.
+ * The only SQL of scheduled publication. Every query names a kind and the `future` status, the prefix of two indexes
+ * of `posts` ((type, status) and (type, status, date_utc, id)): no migration needed, and no whole table read
+ * (test/db/list-plans.test.ts checks the plans on both engines).
  */
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
@@ -8,9 +9,19 @@ import { rawRows, toNumber } from '../db/dialect';
 import { claimSkippingLocked } from '../db/dialects/locks';
 import type { PostType } from '../resources/posts/repository';
 
+/** The scheduled posts of `type`, earliest publication date first (`limit` them). */
+export function scheduledQuery(db: Executor, type: PostType): Knex.QueryBuilder {
+  return db('posts as p').where({ 'p.type': type, 'p.status': 'future' }).orderBy(['p.date_utc', 'p.id']);
+}
+
+/** Those due at `at`: published at or before it. */
+export function dueQuery(db: Executor, type: PostType, at: string, limit: number): Knex.QueryBuilder {
+  return scheduledQuery(db, type).where('p.date_utc', '<=', at).limit(limit).select('p.id');
+}
+
 /** The earliest publication date (stored UTC text) among the scheduled posts of `type`, if there is one. */
 export async function earliestScheduled(db: Executor, type: PostType): Promise<string | undefined> {
-  const row = await db('posts').where({ type, status: 'future' }).orderBy('date_utc').first('date_utc');
+  const row = await scheduledQuery(db, type).first('p.date_utc');
   return (row as { date_utc: string } | undefined)?.date_utc;
 }
 
@@ -19,11 +30,8 @@ export async function earliestScheduled(db: Executor, type: PostType): Promise<s
  * those another node's transaction has claimed (PostgreSQL; SQLite's one writer claims alone).
  */
 export async function claimDue(trx: Knex.Transaction, type: PostType, at: string, limit: number): Promise<number[]> {
-  const result = await trx.raw(
-    `select p.id from posts p where p.type = ? and p.status = 'future' and p.date_utc <= ?
-    order by p.date_utc, p.id limit ? ${claimSkippingLocked(trx, 'p')}`,
-    [type, at, limit],
-  );
+  const { sql, bindings } = dueQuery(trx, type, at, limit).toSQL();
+  const result = await trx.raw(`${sql} ${claimSkippingLocked(trx, 'p')}`, bindings);
   return rawRows<{ id: unknown }>(result).map((row) => toNumber(row.id));
 }
 
