@@ -28,7 +28,8 @@ const BATCH = 100;
 export async function publishDue(db: Db): Promise<number> {
   let published = 0;
   for (const kind of SCHEDULED_KINDS) {
-    for (;;) {
+    // a read first: a pass with nothing due takes no write lock (SQLite) and opens no write
+    while ((await repo.dueQuery(db, kind, utcNow(), 1)).length) {
       const { claimed, done } = await publishBatch(db, kind, utcNow());
       published += done;
       if (claimed < BATCH) break;

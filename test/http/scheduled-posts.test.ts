@@ -149,6 +149,29 @@ describe.each(ENGINES)('scheduled posts on %s', (engine) => {
   );
 
   it(
+    'publishes a scheduled series with its occurrences',
+    async () => {
+      const series = await admin('post', '/events', {
+        title: 'Scheduled festival',
+        status: 'future',
+        date_utc: inAMinute(),
+        start_date: '2027-11-01 18:00:00',
+        end_date: '2027-11-01 20:00:00',
+        recurrence: { rrule: 'FREQ=DAILY;COUNT=3', rdates: [], exdates: [] },
+      });
+      expect(series.status).toBe(201);
+      const window = '/events?start_date=2027-11-01&end_date=2027-11-05';
+      expect((await anonymous(window)).headers['x-wp-total']).toBe('0');
+      clock.advance(60_000);
+      expect(await publisher.run()).toBe(3);
+      const listed = await anonymous(window);
+      expect(listed.headers['x-wp-total']).toBe('3');
+      expect(listed.body.events.map((e: { status: string }) => e.status)).toEqual(Array(3).fill('publish'));
+    },
+    TIMEOUT,
+  );
+
+  it(
     'arms its timer for the date a write on this node schedules, without waiting for that date',
     async () => {
       const job = startPublisher(service.database.db, createLogger('silent'));
