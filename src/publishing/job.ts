@@ -111,6 +111,7 @@ export function startPublisher(db: Db, logger: Logger, { loop = true } = {}): Pu
       unsubscribe();
       clearTimeout(timer);
       clearTimeout(nudgeTimer);
+      nudged = undefined; // its pass will not run
       await chain;
     },
   };
