@@ -1146,7 +1146,7 @@ export interface paths {
         };
         /**
          * Read the audit trail
-         * @description Administrators only (others `403 rest_forbidden`). Every write through the API, the command line or an import: who (user, application password), when, from which address, which operation on which record, and which fields changed with their old and new values; newest first. Entries are kept for `AUDIT_RETENTION_DAYS` (365 by default). A page past the last one answers 200 with an empty list.
+         * @description Administrators only (others `403 rest_forbidden`). Every write through the API, the command line or an import: who (user, application password), when, from which address, which operation on which record, and which fields changed with their old and new values; newest first. Entries are kept for `AUDIT_RETENTION_DAYS` (365 by default). A page past the last one answers 200 with an empty list. The service's own writes, such as a scheduled post published at its date, are recorded too (`via: system`).
          */
         get: operations["listAudit"];
         put?: never;
@@ -1996,7 +1996,7 @@ export interface components {
          */
         ICalendar: string;
         /**
-         * @description Post status to store. Callers who cannot publish (contributors) asking for `publish` or `future` get `pending`. A `publish` with a date in the future is stored as `future`, a `future` with a past date as `publish`. `trash` is reached only through DELETE.
+         * @description Post status to store. Callers who cannot publish (contributors) asking for `publish` or `future` get `pending`. A `publish` with a date in the future is stored as `future`, a `future` with a past date as `publish`. `trash` is reached only through DELETE. A `future` record is published at its date (its status becomes `publish`), announced as an update in the change feed and to webhooks.
          * @example publish
          * @enum {string}
          */
@@ -2470,8 +2470,11 @@ export interface components {
             /** @description The name of the application password used, if one was. */
             application_password: string | null;
             address: string | null;
-            /** @enum {string} */
-            via: "api" | "cli" | "import";
+            /**
+             * @description Where the write came from: the API, the command line, an import, or `system`, the service itself (a scheduled post published at its date; `user` and `login` are then null).
+             * @enum {string}
+             */
+            via: "api" | "cli" | "import" | "system";
             /** @enum {string} */
             operation: "create" | "update" | "trash" | "delete" | "revoke";
             /** @enum {string} */

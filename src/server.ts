@@ -1,4 +1,7 @@
-/** Starts the service: configuration, database and migrations, bootstrap administrator, HTTP, graceful shutdown. */
+/**
+ * Starts the service: configuration, database and migrations, bootstrap administrator, HTTP, the background jobs,
+ * graceful shutdown.
+ */
 import { createHttpTerminator } from 'http-terminator';
 import { loadConfig } from './config';
 import { createDb } from './db/knex';
@@ -16,6 +19,7 @@ import { createMetrics } from './metrics/registry';
 import { startHorizonJob } from './resources/series/horizon';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
 import { startRetention } from './audit/retention';
+import { startPublisher } from './publishing/job';
 
 const STATISTICS_INTERVAL_MS = 3 * 3600_000;
 
@@ -37,6 +41,7 @@ async function main(): Promise<void> {
   const dispatcher = startDispatcher(context, logger); // webhooks go out from here, never from a request
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: 10_000 });
   const stopRetention = startRetention(db, config.auditRetentionDays, logger);
+  const publisher = startPublisher(db, logger); // scheduled posts go live at their date, on whichever node is first
   const statistics = setInterval(() => {
     refreshStatistics(db).catch((err: unknown) => logger.warn({ err }, 'refreshing planner statistics failed'));
   }, STATISTICS_INTERVAL_MS).unref();
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
     stopHorizonJob();
     clearInterval(statistics);
     await terminator.terminate();
+    await publisher.stop();
     await dispatcher.stop();
     await db.destroy();
     logger.info('stopped');

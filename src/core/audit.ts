@@ -10,9 +10,10 @@ import { utcNow } from '../db/dialect';
 import type { Caller } from '../users/roles';
 import { KIND_NAMES, type Kind } from '../kinds/registry';
 
-export type Via = 'api' | 'cli' | 'import';
+/** Where a write came from; `system`: the service on its own (publishing a scheduled post at its date). */
+export type Via = 'api' | 'cli' | 'import' | 'system';
 
-/** Who writes: a caller of the API (with its address), or an operator at the CLI or an import. */
+/** Who writes: a caller of the API (with its address), an operator at the CLI or an import, or the service. */
 export interface Actor {
   userId: number | null;
   login: string | null;

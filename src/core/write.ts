@@ -14,6 +14,7 @@
  *
  * Nothing but this file knows that order, so no write path can skip a step or take them in another order, and the
  * record, its search documents, counts, audit trail, change feed and webhooks commit together or not at all.
+ * Once it has committed, the listeners of `afterWrites` hear what it announced (this node's writes only).
  */
 import type { Knex } from 'knex';
 import type { Config } from '../config';
@@ -59,6 +60,29 @@ interface AuditEntry {
   fields: Record<string, Change>;
 }
 
+/** One announcement of a write: these records of one kind were created, updated or deleted. */
+export interface Announced {
+  resource: Resource;
+  ids: number[];
+  action: Action;
+}
+
+/** Told what a committed write announced (a job that follows this node's writes: src/publishing/). */
+export type WriteListener = (announced: readonly Announced[]) => void;
+
+const listeners = new WeakMap<Db, Set<WriteListener>>();
+
+/**
+ * Calls `listener` after each write on `db` that announced something commits, on this node only (other nodes'
+ * writes are not seen: a listener must not be the only way its job learns of them). Answers the unsubscribe.
+ */
+export function afterWrites(db: Db, listener: WriteListener): () => void {
+  const set = listeners.get(db) ?? new Set<WriteListener>();
+  listeners.set(db, set);
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
 /** What a write touched besides its own rows, written by the kernel after the work, in the order above. */
 export class Write {
   private readonly searched: Record<SearchOwner, number[]> = { posts: [], terms: [] };
@@ -66,7 +90,7 @@ export class Write {
   private readonly counted = new Set<number>();
   private readonly countedPosts = new Set<number>();
   private readonly audits: AuditEntry[] = [];
-  private readonly changes: Array<{ resource: Resource; ids: number[]; action: Action }> = [];
+  private readonly changes: Announced[] = [];
 
   constructor(readonly trx: Knex.Transaction) {}
 
@@ -102,6 +126,11 @@ export class Write {
     this.changes.push({ resource, ids: typeof ids === 'number' ? [ids] : ids, action });
   }
 
+  /** What the write announced so far (handed to the write listeners once it commits). */
+  get announced(): readonly Announced[] {
+    return this.changes;
+  }
+
   /** Steps 3–7, once the work is done. */
   async finish(): Promise<void> {
     for (const owner of ['posts', 'terms'] as const)
@@ -122,15 +151,17 @@ export class Write {
  * Runs a write: one transaction (on SQLite grouped with concurrent writes; retried when it loses a race on a
  * constraint, db/dialect.ts), the precondition first, then `work`, then what the work said it touched.
  */
-export function write<T>(db: Db, work: (w: Write) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-  return transactionWithRetry(db, async (trx) => {
+export async function write<T>(db: Db, work: (w: Write) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+  const { result, announced } = await transactionWithRetry(db, async (trx) => {
     const guarded = options.precondition;
     if (guarded) await assertPrecondition(trx, guarded.table, guarded.id, guarded.expect);
     const w = new Write(trx);
-    const result = await work(w);
+    const outcome = await work(w);
     await w.finish();
-    return result;
+    return { result: outcome, announced: w.announced };
   });
+  if (announced.length) for (const listener of listeners.get(db) ?? []) listener(announced);
+  return result;
 }
 
 /** Called by a create inside its write, once, with the id of the record the request made (Idempotency-Key). */

@@ -1,7 +1,7 @@
 /**
  * Every list query shape reads through an index, never a full scan of events or posts, on both engines: the plans
- * of `GET /events` (each filter), `GET /venues` and `GET /organizers`, page and count, on bench data with fresh
- * statistics. PostgreSQL plans without sequential scans, hash or merge joins (at this size it would rightly prefer
+ * of `GET /events` (each filter), `GET /venues` and `GET /organizers`, page and count, and the publishing job's
+ * look-ups of scheduled posts, on bench data with fresh statistics. PostgreSQL plans without sequential scans, hash or merge joins (at this size it would rightly prefer
  * them), so a scan of a whole table or index shows only where no index can serve the query.
  */
 import type { Knex } from 'knex';
@@ -15,6 +15,8 @@ import { linkedListQueries } from '../../src/resources/linked/repository';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';
 import { prepareSearch, type SearchQuery } from '../../src/search/predicate';
 import { unlockedRule } from '../../src/resources/events/access';
+import { dueQuery, scheduledQuery } from '../../src/publishing/repository';
+import { SCHEDULED_KINDS } from '../../src/publishing/publish';
 
 const BIG_TABLES = ['events', 'posts'];
 
@@ -174,6 +176,19 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
       expect({ found, plan }).toEqual({ found: [], plan });
     }
   });
+
+  it.each(SCHEDULED_KINDS)(
+    'finds the scheduled posts of kind %s (due, and the next date) through an index',
+    async (kind) => {
+      for (const query of [
+        dueQuery(database.db, kind, '2027-06-15 12:00:00', 100),
+        scheduledQuery(database.db, kind),
+      ]) {
+        const { plan, scans: found } = await scans(query.clone().limit(1));
+        expect({ found, plan }).toEqual({ found: [], plan });
+      }
+    },
+  );
 
   it('finds the venues near a point through the spatial index', async () => {
     const near = await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 });
