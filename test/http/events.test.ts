@@ -171,6 +171,19 @@ describe.each(ENGINES)('events on %s', (engine) => {
       expect(minus.utc_start_date).toBe('2031-01-01 13:30:00');
     });
 
+    it.each([
+      ['Asia/Tokyo', '2031-01-15', 'JST'], // Intl alone says 'GMT+9'
+      ['Europe/Berlin', '2031-01-15', 'CET'],
+      ['Europe/Berlin', '2031-07-15', 'CEST'],
+      ['America/New_York', '2031-01-15', 'EST'],
+      ['America/New_York', '2031-07-15', 'EDT'],
+      ['America/Sao_Paulo', '2031-01-15', '-03'], // the tz database's numeric name, as PHP prints it
+    ])('names %s on %s by the tz database abbreviation, %s', async (timezone, day, abbr) => {
+      const e = await created({ timezone, start_date: `${day} 10:00:00`, end_date: `${day} 11:00:00` });
+      expect(e.timezone_abbr).toBe(abbr);
+      expect((await get(e.id)).body.timezone_abbr).toBe(abbr);
+    });
+
     it('rounds all-day events to whole days, keeping multi-day spans', async () => {
       const e = await created({ all_day: true, start_date: '2031-05-01 15:00:00', end_date: '2031-05-03 10:00:00' });
       expect(e).toMatchObject({ all_day: true, start_date: '2031-05-01 00:00:00', end_date: '2031-05-03 23:59:59' });
