@@ -107,5 +107,8 @@ describe.each(ENGINES)('plugin parity on %s', (engine) => {
     expect(await allow(`venues/${venue.body.id}`, 'editor')).toBe('GET, POST, PUT, PATCH, DELETE');
     expect(await allow('categories', 'editor')).toBe('GET, POST');
     expect((await get(`events/${e.id}`, 'subscriber')).headers.allow).toBe('GET');
+    const draft = await createdEvent({ status: 'draft' });
+    const refused = await get(`events/${draft.id}`, 'author'); // another's draft: 403, and no edits offered
+    expect([refused.status, refused.headers.allow]).toEqual([403, 'GET']);
   });
 });

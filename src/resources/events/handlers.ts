@@ -84,8 +84,8 @@ const handlers = {
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Res<'getEvent' | 'getEventBySlug'>) {
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
+    allowRecord(res, caller(req), 'events', owned(row)); // on a refusal too, as WordPress sends it
     assertReadable(row, caller(req), password);
-    allowRecord(res, caller(req), 'events', owned(row));
     singleRecord(res, row);
     await send(req, res, row, { single: true });
   },

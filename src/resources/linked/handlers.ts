@@ -63,8 +63,8 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: One) {
       const row = await target(req);
-      service.assertReadable(kind, row, caller(req));
       allowRecord(res, caller(req), kind.plural, { authorId: row.author_id, status: row.status });
+      service.assertReadable(kind, row, caller(req));
       singleRecord(res, row);
       await send(req, res, row.id, true);
     },
