@@ -63,8 +63,18 @@ describe.each(ENGINES)('plugin parity on %s', (engine) => {
     expect(jazz.url).toBe(`${site}/events/category/music/jazz/`);
     expect((await get(`categories/${bebop.id}`)).body.url).toBe(`${site}/events/category/music/jazz/bebop/`);
 
+    const cursor = (await get('changes')).body.next_cursor;
     expect((await post(`categories/${music.id}`, { slug: 'sounds' })).status).toBe(200);
     expect((await get(`categories/${bebop.id}`)).body.url).toBe(`${site}/events/category/sounds/jazz/bebop/`);
+    // the descendants' links changed: the change feed (and so webhooks and caches) hears of them
+    const changes = (await get(`changes?cursor=${encodeURIComponent(cursor)}`)).body.changes;
+    const changed = changes.map((c: { id: number; record: { url: string } }) => [c.id, c.record.url]);
+    expect(changed).toEqual(
+      expect.arrayContaining([
+        [jazz.id, `${site}/events/category/sounds/jazz/`],
+        [bebop.id, `${site}/events/category/sounds/jazz/bebop/`],
+      ]),
+    );
     const listed = await get(`categories?include=${jazz.id},${bebop.id}&orderby=id&hide_empty=false`);
     expect(listed.body.categories.map((c: { url: string }) => c.url)).toEqual([
       `${site}/events/category/sounds/jazz/`,
