@@ -151,7 +151,7 @@ export interface paths {
          * Read an event
          * @description An unknown id (or `0`) is `404 rest-event-not-found`; the id of a venue or organizer is
          *     `400 rest-invalid-event-id`. An event that is not published and that the caller may not read is
-         *     `403 event-not-accessible`; an event in the trash is `403 event-no-longer-available` for everyone; a
+         *     `403 event-not-accessible`, an event in the trash too (its author and editors read it, `status: "trash"`); a
          *     password-protected event without the right `password` is `403 event-password-protected`.
          *
          *     The answer carries `json_ld`, and so do the embedded venue and organizers.
@@ -238,8 +238,8 @@ export interface paths {
         /**
          * Read an event as iCalendar
          * @description The event as an iCalendar object (one `VEVENT`). The read rules of `GET /events/{id}` apply: an unknown id is
-         *     `404 rest-event-not-found`, an unreadable event `403 event-not-accessible`, one in the trash
-         *     `403 event-no-longer-available`.
+         *     `404 rest-event-not-found`, an unreadable event (one in the trash too, but for its author and editors)
+         *     `403 event-not-accessible`.
          *     A password-protected event is `403 event-password-protected` (feeds carry no password) unless the caller may
          *     edit it.
          */
@@ -299,8 +299,8 @@ export interface paths {
         /**
          * Read an event by slug
          * @description An unknown slug is `400 rest_invalid_param` naming `slug`. An event that is not published and that the
-         *     caller may not read is `403 event-not-accessible`; an event in the trash is
-         *     `403 event-no-longer-available`; a password-protected event is `403 event-password-protected` (read it by id
+         *     caller may not read is `403 event-not-accessible`, an event in the trash too (its author and editors read
+         *     it, `status: "trash"`); a password-protected event is `403 event-password-protected` (read it by id
          *     with `password`).
          *
          *     The answer carries `json_ld`, and so do the embedded venue and organizers.
@@ -375,8 +375,8 @@ export interface paths {
         /**
          * Read an event by slug as iCalendar
          * @description The event as an iCalendar object (one `VEVENT`). The read rules of `GET /events/by-slug/{slug}` apply: an unknown slug is
-         *     `400 rest_invalid_param` naming `slug`, an unreadable event `403 event-not-accessible`, one in the trash
-         *     `403 event-no-longer-available`.
+         *     `400 rest_invalid_param` naming `slug`, an unreadable event (one in the trash too, but for its author and
+         *     editors) `403 event-not-accessible`.
          *     A password-protected event is `403 event-password-protected` (feeds carry no password) unless the caller may
          *     edit it.
          */
@@ -2598,7 +2598,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The caller may not do this (`rest_forbidden`, `*-not-accessible`, `event-password-protected`, `event-no-longer-available`). */
+        /** @description The caller may not do this (`rest_forbidden`, `*-not-accessible`, `event-password-protected`). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2640,6 +2640,7 @@ export interface components {
         EventReadOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Last-Modified": components["headers"]["Last-Modified"];
@@ -2654,6 +2655,7 @@ export interface components {
         EventOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Last-Modified": components["headers"]["Last-Modified"];
@@ -2686,6 +2688,7 @@ export interface components {
         VenueOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Last-Modified": components["headers"]["Last-Modified"];
@@ -2699,6 +2702,7 @@ export interface components {
         OrganizerOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Last-Modified": components["headers"]["Last-Modified"];
@@ -2712,6 +2716,7 @@ export interface components {
         CategoryOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
@@ -2724,6 +2729,7 @@ export interface components {
         TagOk: {
             headers: {
                 "Content-Language": components["headers"]["Content-Language"];
+                Allow: components["headers"]["Allow"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
@@ -3061,6 +3067,8 @@ export interface components {
         Link: string;
         /** @description The language of the response's content. */
         "Content-Language": components["schemas"]["Language"];
+        /** @description The methods of this route the caller may use, as WordPress sends them: `GET`, then `POST` (or `POST, PUT, PATCH` for a record) and `DELETE` where the caller may create, edit or delete. */
+        Allow: string;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`: nothing was created this time. */
         "Idempotent-Replayed": "true";
         /** @description When the event, venue or organizer was last modified (single reads). */
@@ -3210,6 +3218,7 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -3246,6 +3255,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3786,6 +3796,7 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -3821,6 +3832,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4155,6 +4167,7 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -4190,6 +4203,7 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4528,6 +4542,7 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -4564,6 +4579,7 @@ export interface operations {
                     /** @description The REST URL of the new category. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4758,6 +4774,7 @@ export interface operations {
                     "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
                     Link: components["headers"]["Link"];
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
@@ -4794,6 +4811,7 @@ export interface operations {
                     /** @description The REST URL of the new tag. */
                     Location?: string;
                     "Content-Language": components["headers"]["Content-Language"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {

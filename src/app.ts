@@ -4,6 +4,7 @@
  * authorise (coarse capability) → validate against the spec → handler → error mapper (docs/decisions.md D6:
  * authenticate and authorise first, then validate).
  */
+import { allowHeader } from './http/allow';
 import express, { type Express, type RequestHandler } from 'express';
 import type * as OpenApiValidator from 'express-openapi-validator';
 import { NAMESPACE } from './config';
@@ -97,6 +98,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   );
   app.use(namespace, conditionalReads, authenticate);
   for (const op of spec.operations) {
+    app[op.method](namespace + op.expressPath, allowHeader(op.path, spec.operations));
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
     if (takesFeedKey(op))
       app.get(namespace + op.expressPath, feedKey(op.operationId.endsWith('Ical') ? always : wantsCalendar));

@@ -28,14 +28,17 @@ function normalise(number: string): string {
   return decimals === undefined ? integer : `${integer}.${decimals}`;
 }
 
-/** The currency symbol and position shared by every priced part of the entries, or none when absent or mixed. */
+/**
+ * The currency symbol and position shared by every priced part of the entries, or none when absent or mixed: as in
+ * the plugin, a price without the symbol makes it mixed, so `10 - 25 USD` has none and prints with the site's `$`.
+ */
 function inferCurrency(entries: string[]): { symbol: string; position: Position } {
   const symbols = new Set<string>();
   const positions = new Set<Position>();
   for (const part of entries.flatMap((entry) => entry.split(RANGE_SEPARATOR))) {
     const text = part.trim();
     const rest = text.replace(NUMBER, '').trim();
-    if (!rest || rest === text) continue; // no symbol, or no number
+    if (rest === text) continue; // no number: a word such as 'Free' or 'Donation'
     if (!SYMBOL.test(rest)) return { symbol: '', position: '' };
     symbols.add(rest);
     positions.add(text.startsWith(rest) ? 'prefix' : 'postfix');

@@ -1,10 +1,12 @@
 /**
  * Dates as the plugin reads and writes them (docs/compatibility.md §1.2, §1.3, §4.3, §5.1, §7.2): input parsed like
- * PHP's `strtotime` (locutus), zones, offsets and DST through luxon. Stored zones are IANA names or `UTC±h[:mm]`.
+ * PHP's `strtotime` (locutus), zones, offsets and DST through luxon,
+ * abbreviations from the tz database (moment-timezone's copy). Stored zones are IANA names or `UTC±h[:mm]`.
  */
 /// <reference path="./locutus.d.ts" />
 import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import strtotime from 'locutus/php/datetime/strtotime';
+import moment from 'moment-timezone';
 import { now as clockNow } from './clock';
 
 /** 'YYYY-MM-DD HH:MM:SS' */
@@ -217,34 +219,15 @@ export function dateDetails(wallClock: WallClock): {
   return { year: m[1], month: m[2], day: m[3], hour: m[4], minutes: m[5], seconds: m[6] };
 }
 
-// Intl has abbreviations only per locale ('CEST' in en-GB, 'EST' in en-US, 'IST' in en-IN…): ask these in turn.
-const ABBR_LOCALES = ['en-US', 'en-CA', 'en-GB', 'en-IE', 'en-IN', 'en-AU', 'en-ZA', 'en-HK'];
-
-/** Abbreviations by zone and offset: asking Intl builds a formatter per call, too slow for every event of a page. */
-const abbreviations = new Map<string, string>();
-
-/** 'CEST', 'EST', 'UTC' for `zone` at that instant; an offset zone's own name ('UTC+5'). */
+/**
+ * 'CEST', 'EST', 'JST', '-03' for `zone` at that instant, as PHP prints them: the tz database's own abbreviations
+ * (Intl knows names only per locale and falls back to 'GMT+9'); an offset zone's own name ('UTC+5').
+ */
 export function timezoneAbbr(zone: string, at: DateTime): string {
   const z = zoneOf(zone);
   if (z instanceof FixedOffsetZone) return zone;
-  const local = at.setZone(z);
-  const key = `${zone}|${local.offset}`;
-  let name = abbreviations.get(key);
-  if (name === undefined) {
-    name = abbreviationOf(local);
-    if (abbreviations.size < 10_000) abbreviations.set(key, name);
-  }
-  return name;
-}
-
-function abbreviationOf(local: DateTime): string {
-  let fallback = '';
-  for (const locale of ABBR_LOCALES) {
-    const name = local.setLocale(locale).offsetNameShort ?? '';
-    if (name && !/^GMT[+-]/.test(name)) return name;
-    fallback ||= name;
-  }
-  return fallback; // 'GMT+9' when no locale has a name for the zone (PHP would say 'JST')
+  const tz = moment.tz.zone(z.name);
+  return tz ? tz.abbr(at.toMillis()) : (at.setZone(z).offsetNameShort ?? '');
 }
 
 /** ISO 8601 with the zone's offset, to the second: '2025-04-12T09:00:00+02:00' (JSON-LD dates). */

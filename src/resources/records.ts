@@ -15,7 +15,7 @@ import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
 import { ORGANIZERS, VENUES, type LinkedKind, type LinkedRow, type LinkedType, type LinkedWire } from './linked/kinds';
 import { toWireTerm } from './terms/mapper';
-import { findTerm, type TermRow } from './terms/repository';
+import { findTerm, slugPaths, type TermRow } from './terms/repository';
 import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './terms/taxonomies';
 import { translatePosts, translateTerms } from './translations';
 
@@ -70,7 +70,10 @@ export function linkedBytes<T extends LinkedType>(
   return cachedBytes(reader, rows, keys, (missing) => renderLinked(reader, kind, missing, withJsonLd));
 }
 
-/** Categories or tags as the bytes of their JSON (a term's stamp moves with its count too). */
+/**
+ * Categories or tags as the bytes of their JSON (a term's stamp moves with its count too, and with its ancestors'
+ * slugs, which its link names).
+ */
 export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<K>, rows: TermRow[]) {
   const keys = async () => keyed(`${info.taxonomy}|${scopeOf(reader)}`, rows);
   return cachedBytes(reader, rows, keys, (missing) => renderTerms(reader, info, missing));
@@ -121,7 +124,8 @@ export async function renderTerms<K extends TermKey>(
   info: TaxonomyInfo<K>,
   rows: TermRow[],
 ): Promise<TermWire<K>[]> {
-  return (await translateTerms(db, rows, language)).map((row) => toWireTerm(render, info, row));
+  const paths = info.hierarchical ? await slugPaths(db, info.taxonomy, rows) : new Map<number, string>();
+  return (await translateTerms(db, rows, language)).map((row) => toWireTerm(render, info, row, paths.get(row.id)));
 }
 
 const owned = (row: { author_id: number | null; status: string }) => ({ authorId: row.author_id, status: row.status });

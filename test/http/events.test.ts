@@ -446,16 +446,25 @@ describe.each(ENGINES)('events on %s', (engine) => {
       expect((await get(privateOne.id, 'editor')).status).toBe(200);
     });
 
-    it('answers trashed events 403 event-no-longer-available to everyone', async () => {
-      const e = await created();
+    it('answers a trashed event to its author and editors with status trash, 403 to others, by id and slug', async () => {
+      const e = await created({}, 'author');
       await http(service)
         .delete(`${base}/${e.id}`)
         .auth(...service.as('administrator'))
         .expect(200);
-      for (const role of [undefined, 'administrator'] as const) {
+      for (const role of ['author', 'editor', 'administrator'] as const) {
+        for (const path of [`${base}/${e.id}`, `${base}/by-slug/${e.slug}`]) {
+          const res = await http(service)
+            .get(path)
+            .auth(...service.as(role));
+          expect([role, res.status, res.body.status]).toEqual([role, 200, 'trash']);
+        }
+      }
+      for (const role of [undefined, 'contributor', 'subscriber'] as const) {
         const res = await get(e.id, role);
         expect(res.status).toBe(403);
-        expect(res.body.code).toBe('event-no-longer-available');
+        expect(res.body.code).toBe('event-not-accessible');
+        expect((await http(service).get(`${base}/by-slug/${e.slug}`)).body.code).toBe('event-not-accessible');
       }
     });
 

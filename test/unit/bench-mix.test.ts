@@ -123,7 +123,7 @@ async function node(events: Map<number, StoredEvent>, stale: boolean): Promise<{
       }
       if (!event) return send(404, { code: 'rest-event-not-found' });
       if (req.method === 'GET')
-        return event.trashed ? send(403, { code: 'event-no-longer-available' }) : send(200, render(event));
+        return event.trashed ? send(403, { code: 'event-not-accessible' }) : send(200, render(event));
       if (req.method === 'POST') {
         Object.assign(event, body);
         return send(200, render(event));

@@ -14,7 +14,8 @@ describe('parseCost', () => {
     ['€6.50 - €8.50', ['€6.50 - €8.50'], '€', 'prefix'],
     ['€ 6,50', ['€ 6,50'], '€', 'prefix'],
     ['12 EUR', ['12 EUR'], 'EUR', 'postfix'],
-    ['10 - 20$', ['10 - 20$'], '$', 'postfix'],
+    ['10 - 20$', ['10 - 20$'], '', ''], // one price without the symbol: mixed, as in the plugin
+    ['10 - 25 USD', ['10 - 25 USD'], '', ''],
     ['Free – 30$', ['Free – 30$'], '$', 'postfix'],
     ['5,50 7,50', ['5,50 7,50'], '', ''],
     ['Donation', ['Donation'], '', ''],

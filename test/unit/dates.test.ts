@@ -254,7 +254,9 @@ describe('timezoneAbbr', () => {
     ['UTC', winter, 'UTC'],
     ['UTC+5', winter, 'UTC+5'],
     ['UTC-3:30', summer, 'UTC-3:30'],
-    ['Asia/Tokyo', winter, 'GMT+9'], // no English locale names it: Intl's fallback name
+    ['Asia/Tokyo', winter, 'JST'], // Intl's English locales only know 'GMT+9'
+    ['America/Sao_Paulo', winter, '-03'], // the tz database's numeric abbreviation, as PHP prints it
+    ['Europe/Berlin', summer, 'CEST'],
   ])('%s at %s → %s', (zone, at, abbr) => {
     expect(timezoneAbbr(zone, at)).toBe(abbr);
   });

@@ -6,7 +6,12 @@ describe('slugs', () => {
   it.each([
     ['River Cleanup', 'river-cleanup'],
     ['  Café  Nuit!  ', 'cafe-nuit'],
-    ['Ünïcödé & more', 'unicode-and-more'],
+    ['Ünïcödé & more', 'unicode-more'],
+    ['Title with &quot;quotes&quot; &amp; amp', 'title-with-quotes-amp'], // entities dropped, as WordPress does
+    ['Straße – Œuvre', 'strasse-oeuvre'],
+    ['a.b/c 100%', 'a-b-c-100'],
+    ['«Hello» “World” ©2025 3×4', 'hello-world-2025-3x4'],
+    ['Café 東京', 'cafe-%e6%9d%b1%e4%ba%ac'],
     ['音楽 祭', '%e9%9f%b3%e6%a5%bd-%e7%a5%ad'],
     ['!!!', ''],
     ['a'.repeat(300), 'a'.repeat(200)],

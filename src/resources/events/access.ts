@@ -35,11 +35,10 @@ export function unlocked(row: EventRow, caller: Caller | undefined, password: st
 }
 
 /**
- * Single reads (docs/compatibility.md §3.2): trash is gone for everyone, unpublished needs read rights, passwords
- * apply.
+ * Single reads (docs/compatibility.md §3.2): anything unpublished, trash included, needs read rights (its author, or
+ * whoever may edit others' events, reads a trashed event with `status: "trash"`); passwords apply.
  */
 export function assertReadable(row: EventRow, caller: Caller | undefined, password: string | undefined): void {
-  if (row.status === 'trash') throw forbidden('event-no-longer-available', 'event_no_longer_available');
   if (!canRead(caller, 'events', owned(row))) throw forbidden('event-not-accessible', 'event_not_accessible');
   if (!unlocked(row, caller, password)) throw forbidden('event-password-protected', 'event_password_protected');
 }

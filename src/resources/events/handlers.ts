@@ -14,7 +14,8 @@ import type { Caller } from '../../users/roles';
 import { eventBytes, renderEvents, type EventView } from '../records';
 import * as series from '../series/service';
 import { seriesIdOf } from '../series/wire';
-import { assertReadable, eventById, eventBySlug } from './access';
+import { assertReadable, eventById, eventBySlug, owned } from './access';
+import { allowRecord } from '../../http/allow';
 import { EVENT_LIST, eventListBytes } from './list';
 import type { EventRow } from './repository';
 import type { components } from '../../../generated/schema';
@@ -83,6 +84,7 @@ const handlers = {
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Res<'getEvent' | 'getEventBySlug'>) {
     const row = await target(req);
     const password = 'password' in req.query ? req.query.password : undefined;
+    allowRecord(res, caller(req), 'events', owned(row)); // on a refusal too, as WordPress sends it
     assertReadable(row, caller(req), password);
     singleRecord(res, row);
     await send(req, res, row, { single: true });

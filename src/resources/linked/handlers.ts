@@ -9,6 +9,7 @@ import { readerOf, writerOf } from '../../http/reader';
 import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
+import { allowRecord } from '../../http/allow';
 import { precondition } from '../../http/preconditions';
 import { sendCreated, type Created, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
@@ -62,6 +63,7 @@ function handlersFor<T extends LinkedType>(kind: LinkedKind<T>) {
     },
     async get(req: Op<'getVenue' | 'getVenueBySlug', 'getOrganizer' | 'getOrganizerBySlug'>, res: One) {
       const row = await target(req);
+      allowRecord(res, caller(req), kind.plural, { authorId: row.author_id, status: row.status });
       service.assertReadable(kind, row, caller(req));
       singleRecord(res, row);
       await send(req, res, row.id, true);

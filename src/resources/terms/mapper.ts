@@ -13,8 +13,16 @@ export function termUrls(ctx: RenderContext, info: TaxonomyInfo, row: Pick<TermR
   return { self: `${collection}/${row.id}`, collection, ...(row.parent ? { up: `${collection}/${row.parent}` } : {}) };
 }
 
-/** A category (`hierarchical`) or a tag, as the taxonomy's own routes answer it. */
-export function toWireTerm<K extends TermKey>(ctx: RenderContext, info: TaxonomyInfo<K>, row: TermRow): TermWire<K> {
+/**
+ * A category (`hierarchical`) or a tag, as the taxonomy's own routes answer it. `path` is its slugs from the root
+ * (`music/jazz`): a child category's link names its ancestors, as WordPress's hierarchical term links do.
+ */
+export function toWireTerm<K extends TermKey>(
+  ctx: RenderContext,
+  info: TaxonomyInfo<K>,
+  row: TermRow,
+  path = row.slug,
+): TermWire<K> {
   const base = {
     id: row.id,
     count: row.count,
@@ -22,7 +30,7 @@ export function toWireTerm<K extends TermKey>(ctx: RenderContext, info: Taxonomy
     name: row.name,
     slug: row.slug,
   };
-  const url = `${ctx.site}/${info.publicPath}/${row.slug}/`;
+  const url = `${ctx.site}/${info.publicPath}/${path}/`;
   const urls = termUrls(ctx, info, row);
   const term: Category | Tag = info.hierarchical
     ? { ...base, taxonomy: 'tribe_events_cat', parent: row.parent, meta: [], url, urls }

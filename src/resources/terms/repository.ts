@@ -193,22 +193,60 @@ export async function updateTerm(
     .update({ ...values, modified_utc: utcNow(), version: db.raw('version + 1') });
 }
 
-/** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */
-/** What a term's deletion changes besides the term: the events out of the trash with it, its children (moving up). */
-export async function dependentsOfTerm(
-  db: Executor,
-  taxonomy: Taxonomy,
-  id: number,
-): Promise<{ postIds: number[]; childIds: number[] }> {
+/** The events a term's deletion changes besides the term: those out of the trash with it. */
+export async function dependentsOfTerm(db: Executor, id: number): Promise<{ postIds: number[] }> {
   const posts: Array<{ post_id: unknown }> = await db('term_relationships as r')
     .join('events as e', 'e.post_id', 'r.post_id')
     .where('r.term_id', id)
     .whereNot('e.status', 'trash')
     .select('r.post_id');
-  const children: Array<{ id: unknown }> = await db('terms').where({ taxonomy, parent: id }).select('id');
-  return { postIds: posts.map((row) => toNumber(row.post_id)), childIds: children.map((row) => toNumber(row.id)) };
+  return { postIds: posts.map((row) => toNumber(row.post_id)) };
 }
 
+/**
+ * Each category's path of slugs from the root down to it (`music/jazz`), as WordPress writes a hierarchical term's
+ * link: the ancestors are read a generation at a time.
+ */
+export async function slugPaths(
+  db: Executor,
+  taxonomy: Taxonomy,
+  rows: Array<Pick<TermRow, 'id' | 'parent' | 'slug'>>,
+): Promise<Map<number, string>> {
+  const known = new Map(rows.map((row) => [row.id, { parent: row.parent, slug: row.slug }]));
+  let wanted = [...new Set(rows.map((row) => row.parent))].filter((id) => id && !known.has(id));
+  while (wanted.length) {
+    const found: Array<{ id: unknown; parent: unknown; slug: string }> = await db('terms')
+      .where({ taxonomy })
+      .whereIn('id', wanted)
+      .select('id', 'parent', 'slug');
+    for (const row of found) known.set(toNumber(row.id), { parent: toNumber(row.parent), slug: row.slug });
+    wanted = [...new Set(found.map((row) => toNumber(row.parent)))].filter((id) => id && !known.has(id));
+  }
+  const pathOf = (id: number, seen: Set<number>): string => {
+    const term = known.get(id);
+    if (!term || seen.has(id)) return '';
+    const above = term.parent ? pathOf(term.parent, seen.add(id)) : '';
+    return above ? `${above}/${term.slug}` : term.slug;
+  };
+  return new Map(rows.map((row) => [row.id, pathOf(row.id, new Set())]));
+}
+
+/** Every category below this one, at any depth (their links name its slug). */
+export async function descendantsOf(db: Executor, taxonomy: Taxonomy, id: number): Promise<number[]> {
+  const found = new Set<number>();
+  let parents = [id];
+  while (parents.length) {
+    const children: Array<{ id: unknown }> = await db('terms')
+      .where({ taxonomy })
+      .whereIn('parent', parents)
+      .select('id');
+    parents = children.map((row) => toNumber(row.id)).filter((child) => child !== id && !found.has(child));
+    for (const child of parents) found.add(child);
+  }
+  return [...found];
+}
+
+/** Deletes permanently: children move up to the term's parent, links to events go with it (foreign key cascade). */
 export async function deleteTerm(
   db: Executor,
   taxonomy: Taxonomy,

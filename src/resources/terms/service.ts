@@ -144,6 +144,9 @@ export async function updateTerm(
     const own = await splitTermWrite(trx, id, current.language, language, changes);
     await repo.updateTerm(trx, info.taxonomy, id, own);
     if (changes.name !== undefined || changes.slug !== undefined) w.search('terms', [id]);
+    // the links of the categories below name its slug, and move with it
+    if (info.hierarchical && (changes.slug !== undefined || changes.parent !== undefined))
+      w.change(info.kind, await repo.descendantsOf(trx, info.taxonomy, id), 'updated');
     w.audit(caller, 'update', info.kind, id, diff(current as unknown as Record<string, unknown>, changes));
     w.change(info.kind, id, 'updated');
     return getTerm(trx, info, id);
@@ -159,13 +162,14 @@ export async function deleteTerm(
   expect?: Precondition,
 ): Promise<TermRow> {
   return writeExisting(db, info, id, expect, async (w, term) => {
-    const dependents = await repo.dependentsOfTerm(w.trx, info.taxonomy, id);
+    const dependents = await repo.dependentsOfTerm(w.trx, id);
+    const below = await repo.descendantsOf(w.trx, info.taxonomy, id); // their links name it
     await repo.deleteTerm(w.trx, info.taxonomy, term);
     w.search('terms', [id]);
     w.audit(caller, 'delete', info.kind, id, { name: { old: term.name }, slug: { old: term.slug } });
     // the events that carried it and its children (moved up) read differently now
     w.change('event', dependents.postIds, 'updated');
-    w.change(info.kind, dependents.childIds, 'updated');
+    w.change(info.kind, below, 'updated');
     w.change(info.kind, id, 'deleted');
     return term;
   });
