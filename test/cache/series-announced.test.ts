@@ -1,7 +1,7 @@
 /**
  * A scoped delete in a series changes what the events left in it show (`recurrence`: the excluded date, the rule
  * that now ends): each of them answers the change at once with the representation cache warm, and the change feed
- * names each of them, as it names the occurrences a split moves.
+ * and the webhooks' outbox name each of them, as they name the occurrences a split moves.
  */
 import request from 'supertest';
 import { ENGINES } from '../support/engines';
@@ -12,10 +12,18 @@ describe.each(ENGINES)('a scoped delete in a series, announced, on %s', (engine)
   let service: TestService;
   let cached: Node;
   let reference: Node;
+  let hook: number;
   beforeAll(async () => {
-    service = await startService(engine, { SITE_TIMEZONE: 'UTC' });
+    service = await startService(engine, { SITE_TIMEZONE: 'UTC', WEBHOOK_ALLOW_PRIVATE: '1' });
     cached = await startNode(service, { renderCache: true });
     reference = await startNode(service, { renderCache: false });
+    // a subscriber no one delivers to here: what matters is what the write queued for it
+    const res = await request(cached.server)
+      .post(`${NS}/webhooks`)
+      .auth(...admin())
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['event.updated'] });
+    expect(res.status).toBe(201);
+    hook = res.body.id;
   });
   afterAll(async () => {
     await cached.close();
@@ -63,6 +71,17 @@ describe.each(ENGINES)('a scoped delete in a series, announced, on %s', (engine)
     expect(res.status).toBe(200);
     return (res.body.changes as Array<{ id: number; action: string }>).map((c) => `${c.id}:${c.action}`);
   };
+  /** The events the subscriber was queued an `event.updated` message for, since delivery `after`. */
+  const queuedSince = async (after: number) => {
+    const rows = await service.database
+      .db('webhook_deliveries')
+      .where({ webhook_id: hook, type: 'event.updated' })
+      .where('id', '>', after)
+      .select('record_id');
+    return rows.map((row: { record_id: unknown }) => Number(row.record_id)).sort((a: number, b: number) => a - b);
+  };
+  const lastDelivery = async () =>
+    Number((await service.database.db('webhook_deliveries').max({ id: 'id' }).first())?.id ?? 0);
   const remove = async (id: number, scope: string) => {
     const res = await request(cached.server)
       .delete(`${NS}/events/${id}`)
@@ -71,10 +90,11 @@ describe.each(ENGINES)('a scoped delete in a series, announced, on %s', (engine)
     expect(res.status).toBe(200);
   };
 
-  it('this: every event left shows the excluded date, and the feed names each', async () => {
+  it('this: every event left shows the excluded date; the feed and the webhooks name each', async () => {
     const ids = await weekly();
     for (const id of ids) await answers(id); // warm
     const cursor = await cursorNow();
+    const delivered = await lastDelivery();
     await remove(ids[2], 'this');
     const left = ids.filter((id) => id !== ids[2]);
     for (const id of left) {
@@ -84,12 +104,14 @@ describe.each(ENGINES)('a scoped delete in a series, announced, on %s', (engine)
     expect(feed).toContain(`${ids[2]}:deleted`);
     for (const id of left) expect(feed).toContain(`${id}:updated`);
     expect(feed).toHaveLength(ids.length); // each event once
+    expect(await queuedSince(delivered)).toEqual(left);
   });
 
-  it('following: every event left shows the rule that now ends, and the feed names each', async () => {
+  it('following: every event left shows the rule that now ends; the feed and the webhooks name each', async () => {
     const ids = await weekly();
     for (const id of ids) await answers(id);
     const cursor = await cursorNow();
+    const delivered = await lastDelivery();
     await remove(ids[3], 'following');
     for (const id of ids.slice(0, 3)) {
       for (const recurrence of await answers(id)) expect(recurrence.rrule).toBe('FREQ=WEEKLY;UNTIL=20310224T175959Z');
@@ -98,6 +120,7 @@ describe.each(ENGINES)('a scoped delete in a series, announced, on %s', (engine)
     expect(feed.sort()).toEqual(
       [...ids.slice(0, 3).map((id) => `${id}:updated`), ...ids.slice(3).map((id) => `${id}:deleted`)].sort(),
     );
+    expect(await queuedSince(delivered)).toEqual(ids.slice(0, 3));
   });
 
   it('a split moves the occurrences from the one changed on: each is named once', async () => {
