@@ -9,6 +9,8 @@
  *   5. its audit entries;
  *   6. the stamps of the records it changed raised (and of the terms whose counts moved, in step 4), which retires
  *      every cached representation that shows them (src/cache/, on every node: the stamps are in the database);
+ *      the records it changed are those the work announced and those that show rows it changed (`showing`), found
+ *      once the work is done;
  *   7. its changes: the change feed and the webhook outbox (last, since on PostgreSQL they serialise writers
  *      from the first append to the commit: core/outbox.ts).
  *
@@ -52,6 +54,9 @@ export interface WriteOptions {
   precondition?: Guarded;
 }
 
+/** The records that show rows a write changed, found on its transaction once the work is done. */
+export type FindShowing = (trx: Knex.Transaction) => Promise<number[]>;
+
 interface AuditEntry {
   who: Caller | Actor;
   operation: Operation;
@@ -91,6 +96,7 @@ export class Write {
   private readonly countedPosts = new Set<number>();
   private readonly audits: AuditEntry[] = [];
   private readonly changes: Announced[] = [];
+  private readonly shown = new Map<string, { resource: Resource; find: FindShowing }>();
 
   constructor(readonly trx: Knex.Transaction) {}
 
@@ -131,6 +137,26 @@ export class Write {
     return this.changes;
   }
 
+  /**
+   * Rows this write changed are shown by records (every occurrence shows its series' rule): `find`, run once the
+   * work is done, names those records, which are announced as updated unless the write announced them otherwise
+   * (created, deleted). With a `key` (the rows' own name), once per write.
+   */
+  showing(resource: Resource, find: FindShowing, key?: string): void {
+    if (key !== undefined && this.shown.has(key)) return;
+    this.shown.set(key ?? `#${this.shown.size}`, { resource, find });
+  }
+
+  /** The records of `showing`, each announced once in the write, after what the work announced. */
+  private async announceShowing(): Promise<void> {
+    const announced = new Set(this.changes.flatMap(({ resource, ids }) => ids.map((id) => `${resource}:${id}`)));
+    for (const { resource, find } of this.shown.values()) {
+      const ids = (await find(this.trx)).filter((id) => !announced.has(`${resource}:${id}`));
+      for (const id of ids) announced.add(`${resource}:${id}`);
+      if (ids.length) this.changes.push({ resource, ids: [...new Set(ids)], action: 'updated' });
+    }
+  }
+
   /** Steps 3–7, once the work is done. */
   async finish(): Promise<void> {
     for (const owner of ['posts', 'terms'] as const)
@@ -142,6 +168,7 @@ export class Write {
     for (const entry of this.audits) {
       await insertAudit(this.trx, entry.who, entry.operation, entry.resource, entry.id, entry.fields);
     }
+    await this.announceShowing();
     await raiseStamps(this.trx, this.changes);
     for (const { resource, ids, action } of this.changes) await recordChanges(this.trx, resource, ids, action);
   }

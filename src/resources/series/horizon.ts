@@ -25,7 +25,7 @@ async function extendSeries(db: Db, seriesId: number, untilUtc: WallClock): Prom
     if (!series?.open_ended || !event || (series.horizon_utc ?? '') >= untilUtc) return;
     const extended = { ...series, horizon_utc: untilUtc };
     await materialise(w, event, extended, 'extend');
-    await repo.saveSeries(trx, extended);
+    await repo.saveSeries(w, extended);
   });
 }
 

@@ -122,12 +122,12 @@ export async function materialise(
       { ...post, modified_utc: modified },
       fields,
     );
-    await moveKept(trx, event, kept);
+    await moveKept(w, event, kept);
   }
   const severalADay = new Set(wanted.map((o) => o.local.slice(0, 10))).size < wanted.length;
   const slugs = await occurrenceSlugs(trx, event.slug, added, severalADay);
   const newIds = await repo.insertOccurrences(
-    trx,
+    w,
     event.id,
     added.map((occurrence, n) => ({
       post: { type: 'event', ...post, modified_utc: modified, slug: slugs[n] } as posts.PostValues,
@@ -149,7 +149,8 @@ export async function materialise(
 }
 
 /** Gives kept occurrences the times the rule and the series event's duration give them, where they differ. */
-async function moveKept(trx: Knex.Transaction, event: EventRow, kept: Array<[Membership, Occurrence]>): Promise<void> {
+async function moveKept(w: Write, event: EventRow, kept: Array<[Membership, Occurrence]>): Promise<void> {
+  const { trx } = w;
   const current = await repo.timesOf(
     trx,
     kept.map(([m]) => m.event_id),
@@ -167,7 +168,7 @@ async function moveKept(trx: Knex.Transaction, event: EventRow, kept: Array<[Mem
       await trx('events').where({ post_id: member.event_id }).update(times);
     }
     if (member.original_local !== occurrence.local) {
-      await trx('series_occurrences').where({ event_id: member.event_id }).update({ original_local: occurrence.local });
+      await repo.setOriginal(w, member.event_id, occurrence.local);
     }
   }
 }

@@ -1,10 +1,19 @@
-/** Series rows (`event_series`, `series_occurrences`, `series_lease`) and the batched writes of occurrences. */
+/**
+ * Series rows (`event_series`, `series_occurrences`, `series_lease`) and the batched writes of occurrences.
+ *
+ * Every event shows its series' rule, extra and excluded dates and its own membership (`recurrence`), so a write of
+ * these rows changes the answers of events it does not write itself. The functions that write them therefore take
+ * the write (core/write.ts), not a bare transaction, and name the events whose answers they change (`showing`): the
+ * kernel announces those as updated, raising their stamps, feeding the change feed and the webhooks. Nothing else
+ * writes these tables (test/unit/series-writes.test.ts holds the source to that).
+ */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
 import { toBoolean, toNumber } from '../../db/dialect';
 import { forUpdate } from '../../db/dialects/locks';
 import { statement } from '../../db/statements';
 import type { WallClock } from '../../domain/dates';
+import type { Write } from '../../core/write';
 import type { PostValues } from '../posts/repository';
 import type { EventFields } from '../events/repository';
 
@@ -58,14 +67,45 @@ export async function findSeries(
   return row && normaliseSeries(row);
 }
 
-export async function saveSeries(db: Executor, row: SeriesRow): Promise<void> {
+/** What every member's `recurrence` shows of its series row (not the horizon: it decides only what exists). */
+const SHOWN = ['rrule', 'rdates', 'exdates'] as const;
+
+/** Writes a series row; when what its members show changes, every member is announced (those of the write's end). */
+export async function saveSeries(w: Write, row: SeriesRow): Promise<void> {
+  const before = await findSeries(w.trx, row.event_id);
   const values = { ...row, rdates: JSON.stringify(row.rdates), exdates: JSON.stringify(row.exdates) };
-  await db('event_series').insert(values).onConflict('event_id').merge();
+  await w.trx('event_series').insert(values).onConflict('event_id').merge();
+  const shownChanged = SHOWN.some((key) => !before || JSON.stringify(before[key]) !== JSON.stringify(row[key]));
+  if (shownChanged) showMembers(w, row.event_id);
 }
 
-export async function deleteSeries(db: Executor, seriesId: number): Promise<void> {
-  await db('series_occurrences').where({ series_id: seriesId }).delete();
-  await db('event_series').where({ event_id: seriesId }).delete();
+/** Every member of the series, as it is when the write's work is done. */
+function showMembers(w: Write, seriesId: number): void {
+  w.showing('event', async (trx) => (await membersOf(trx, seriesId)).map((m) => m.event_id), `series:${seriesId}`);
+}
+
+/** These events show a change of their own membership. */
+function showEvents(w: Write, eventIds: number[]): void {
+  if (eventIds.length) w.showing('event', async () => eventIds);
+}
+
+/** Ends a series: its members (those that still exist when the work is done) show no `recurrence` any more. */
+export async function deleteSeries(w: Write, seriesId: number): Promise<void> {
+  const members = (await membersOf(w.trx, seriesId)).map((m) => m.event_id);
+  await w.trx('series_occurrences').where({ series_id: seriesId }).delete();
+  await w.trx('event_series').where({ event_id: seriesId }).delete();
+  w.showing('event', (trx) => existingPosts(trx, members));
+}
+
+async function existingPosts(db: Executor, ids: number[]): Promise<number[]> {
+  const found: number[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows: Array<{ id: unknown }> = await db('posts')
+      .whereIn('id', ids.slice(i, i + 500))
+      .select('id');
+    found.push(...rows.map((row) => toNumber(row.id)));
+  }
+  return found;
 }
 
 export async function membershipOf(db: Executor, eventId: number): Promise<Membership | undefined> {
@@ -79,20 +119,38 @@ export async function membersOf(db: Executor, seriesId: number): Promise<Members
   return rows.map(normaliseMembership);
 }
 
-export async function addMembers(db: Executor, members: Membership[]): Promise<void> {
-  for (let i = 0; i < members.length; i += BATCH) await db('series_occurrences').insert(members.slice(i, i + BATCH));
+export async function addMembers(w: Write, members: Membership[]): Promise<void> {
+  for (let i = 0; i < members.length; i += BATCH) await w.trx('series_occurrences').insert(members.slice(i, i + BATCH));
+  showEvents(
+    w,
+    members.map((m) => m.event_id),
+  );
 }
 
-export async function setDetached(db: Executor, eventId: number): Promise<void> {
-  await db('series_occurrences').where({ event_id: eventId }).update({ detached: true });
+/** Marks occurrences detached (kept out of regeneration) or attached again. */
+export async function setDetached(w: Write, eventIds: number[], detached = true): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += 500)
+    await w
+      .trx('series_occurrences')
+      .whereIn('event_id', eventIds.slice(i, i + 500))
+      .update({ detached });
+  showEvents(w, eventIds);
+}
+
+/** The local start an occurrence stands for in its rule (its RECURRENCE-ID in a feed). */
+export async function setOriginal(w: Write, eventId: number, originalLocal: WallClock): Promise<void> {
+  await w.trx('series_occurrences').where({ event_id: eventId }).update({ original_local: originalLocal });
+  showEvents(w, [eventId]);
 }
 
 /** Moves occurrences to another series (a `following` split): membership and `post_parent`. */
-export async function relink(db: Executor, eventIds: number[], seriesId: number): Promise<void> {
+export async function relink(w: Write, eventIds: number[], seriesId: number): Promise<void> {
   if (!eventIds.length) return;
-  await db('series_occurrences').whereIn('event_id', eventIds).update({ series_id: seriesId });
-  await db('events').whereIn('post_id', eventIds).update({ post_parent: seriesId });
-  await db('events').where({ post_id: seriesId }).update({ post_parent: null });
+  const { trx } = w;
+  await trx('series_occurrences').whereIn('event_id', eventIds).update({ series_id: seriesId });
+  await trx('events').whereIn('post_id', eventIds).update({ post_parent: seriesId });
+  await trx('events').where({ post_id: seriesId }).update({ post_parent: null });
+  showEvents(w, [...eventIds, seriesId]);
 }
 
 const SERIES_OF_EVENTS = statement((db, eventIds: number[]) =>
@@ -148,11 +206,8 @@ export interface NewOccurrence {
 }
 
 /** Inserts occurrences (posts, events, memberships) in batches; answers their ids in order. */
-export async function insertOccurrences(
-  trx: Knex.Transaction,
-  seriesId: number,
-  items: NewOccurrence[],
-): Promise<number[]> {
+export async function insertOccurrences(w: Write, seriesId: number, items: NewOccurrence[]): Promise<number[]> {
+  const { trx } = w;
   const ids: number[] = [];
   for (let i = 0; i < items.length; i += BATCH) {
     const batch = items.slice(i, i + BATCH);
@@ -163,7 +218,7 @@ export async function insertOccurrences(
     const batchIds = batch.map((item) => bySlug.get(item.post.slug) as number);
     await trx('events').insert(batch.map((item, n) => ({ post_id: batchIds[n], ...item.event })));
     await addMembers(
-      trx,
+      w,
       batch.map((item, n) => ({
         event_id: batchIds[n],
         series_id: seriesId,

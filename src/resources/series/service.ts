@@ -45,8 +45,8 @@ async function startSeries(w: Write, config: Readonly<Config>, eventId: number, 
   const { trx } = w;
   const series = seriesFrom(config, eventId, input);
   const event = (await findEvent(trx, eventId)) as EventRow;
-  await repo.saveSeries(trx, series);
-  await repo.addMembers(trx, [
+  await repo.saveSeries(w, series);
+  await repo.addMembers(w, [
     { event_id: eventId, series_id: eventId, original_local: event.start_local, detached: false },
   ]);
   await materialise(w, event, series, 'sync');
@@ -87,7 +87,7 @@ export async function afterUpdate(
     return;
   }
   if (plan.kind === 'this') {
-    await repo.setDetached(trx, targetId);
+    await repo.setDetached(w, [targetId]);
     return;
   }
   const seriesId = plan.kind === 'all' ? plan.seriesId : targetId;
@@ -99,9 +99,9 @@ export async function afterUpdate(
   const series = input
     ? { ...seriesFrom(config, seriesId, input), horizon_utc: current.horizon_utc ?? horizonFrom(config) }
     : current;
-  if (input) await repo.saveSeries(trx, series);
+  if (input) await repo.saveSeries(w, series);
   const event = (await findEvent(trx, seriesId)) as EventRow;
-  await trx('series_occurrences').where({ event_id: seriesId }).update({ original_local: event.start_local });
+  await repo.setOriginal(w, seriesId, event.start_local);
   await materialise(w, event, series, 'sync');
 }
 
@@ -111,7 +111,7 @@ async function endSeries(w: Write, seriesId: number): Promise<void> {
   const later = (await repo.membersOf(trx, seriesId)).map((m) => m.event_id).filter((id) => id !== seriesId);
   await trash(w, later);
   await trx('events').whereIn('post_id', later).update({ post_parent: null });
-  await repo.deleteSeries(trx, seriesId);
+  await repo.deleteSeries(w, seriesId);
 }
 
 async function trash(w: Write, ids: number[]): Promise<void> {
@@ -137,13 +137,8 @@ async function split(
   const at = membership.original_local;
   const cut = formatUtc(fromLocal(at, oldEvent.timezone).minus({ seconds: 1 }));
   const moving = (await repo.membersOf(trx, old.event_id)).filter((m) => m.original_local >= at).map((m) => m.event_id);
-  await repo.relink(trx, moving, membership.event_id);
-  w.change(
-    'event',
-    moving.filter((id) => id !== membership.event_id),
-    'updated',
-  );
-  await repo.saveSeries(trx, {
+  await repo.relink(w, moving, membership.event_id);
+  await repo.saveSeries(w, {
     ...old,
     rrule: ruleText(rule, { untilUtc: cut }),
     open_ended: false,
@@ -151,9 +146,6 @@ async function split(
     rdates: old.rdates.filter((d) => d < at),
     exdates: old.exdates.filter((d) => d < at),
   });
-  // the occurrences left before O show the old series' rule, which now ends: they changed too
-  const staying = (await repo.membersOf(trx, old.event_id)).map((m) => m.event_id);
-  w.change('event', staying, 'updated');
   let next: SeriesRow;
   if (input) next = seriesFrom(config, membership.event_id, input);
   else {
@@ -175,8 +167,8 @@ async function split(
       exdates: old.exdates.filter((d) => d >= at),
     };
   }
-  await repo.saveSeries(trx, next);
-  await trx('series_occurrences').where({ event_id: membership.event_id }).update({ detached: false });
+  await repo.saveSeries(w, next);
+  await repo.setDetached(w, [membership.event_id], false);
 }
 
 /** Deletes with a scope: `this` excludes the occurrence for good, `following` ends the series before it, `all` all. */
@@ -193,13 +185,13 @@ export async function deleteScoped(w: Write, plan: Plan, force: boolean, targetI
   const series = (await repo.findSeries(trx, membership.series_id, { lock: true })) as SeriesRow;
   const at = membership.original_local;
   if (plan.kind === 'this') {
-    await repo.saveSeries(trx, { ...series, exdates: [...new Set([...series.exdates, at])].sort() });
-    await repo.setDetached(trx, membership.event_id);
+    await repo.saveSeries(w, { ...series, exdates: [...new Set([...series.exdates, at])].sort() });
+    await repo.setDetached(w, [membership.event_id]);
     return;
   }
   const event = (await findEvent(trx, series.event_id)) as EventRow;
   const cut = formatUtc(fromLocal(at, event.timezone).minus({ seconds: 1 }));
-  await repo.saveSeries(trx, {
+  await repo.saveSeries(w, {
     ...series,
     rrule: ruleText(ruleOf(series.rrule), { untilUtc: cut }),
     open_ended: false,
@@ -210,7 +202,7 @@ export async function deleteScoped(w: Write, plan: Plan, force: boolean, targetI
     .filter((m) => m.original_local > at)
     .map((m) => m.event_id);
   await removeOccurrences(w, later, force);
-  await trx('series_occurrences').whereIn('event_id', [membership.event_id]).update({ detached: true });
+  await repo.setDetached(w, [membership.event_id]);
 }
 
 /** Trashes (kept out of later regeneration: detached) or permanently deletes occurrences other than the target. */
@@ -224,8 +216,5 @@ async function removeOccurrences(w: Write, ids: number[], force: boolean): Promi
     return;
   }
   await trash(w, ids);
-  for (let i = 0; i < ids.length; i += 500)
-    await trx('series_occurrences')
-      .whereIn('event_id', ids.slice(i, i + 500))
-      .update({ detached: true });
+  await repo.setDetached(w, ids);
 }
