@@ -2550,7 +2550,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other error: `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `rest_internal_error` (500). */
+        /** @description Any other error: `rest_invalid_host` (400, `Host`, `ALLOWED_HOSTS`), `rest_too_many_requests` (429, with `Retry-After`), `rest_payload_too_large` (413), `rest_unsupported_media_type` (415), `rest_internal_error` (500). */
         Error: {
             headers: {
                 [name: string]: unknown;
