@@ -10,7 +10,8 @@
  * fresh clone and a `touch` agree) differs from the stamp written in dist/.stamps/ after its last successful build.
  *
  *   node scripts/start.mjs             build a stale server, start a stale docs build in the background, then serve
- *   node scripts/start.mjs --build     build every stale target and wait (`npm run build`); --force: all of them
+ *   node scripts/start.mjs --build     build every stale target and wait (`npm run build`); --force: all of them;
+ *                                      names after it build only those (`--build server`: no documentation site)
  *   node scripts/start.mjs --check     print {"ms", "stale": [...]} and build nothing
  *
  * Plain JavaScript run by node itself: the check costs a few tens of milliseconds, where tsx would add seconds.
@@ -164,7 +165,9 @@ function main(args) {
   }
   const force = args.includes('--force');
   if (args.includes('--build') || force) {
-    for (const t of targets) if (t.stale || force) buildNow(t);
+    const named = args.filter((arg) => !arg.startsWith('--'));
+    const chosen = targets.filter((t) => !named.length || named.includes(t.target.name));
+    for (const t of chosen) if (t.stale || force) buildNow(t);
     return;
   }
   const [server, ...rest] = targets;

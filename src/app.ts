@@ -26,6 +26,7 @@ import { idempotentCreate } from './http/idempotency';
 import { assertClean, requestGuard } from './http/parameter-checks';
 import { MAX_ID } from './domain/ids';
 import { apiHeaders, corsFor, docsHeaders } from './http/hardening';
+import { allowedHostsOnly } from './http/urls';
 import type { Logger } from './logger';
 import { useRequestLog } from './http/request-log';
 import { compileValidatorRoutesOnce } from './http/validator-routes';
@@ -74,6 +75,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     res.json({ status: 'ok' });
   });
   app.get(`${config.basePath}/readyz`, readiness(context));
+  // probes may name a node by its address; everything after copies the host into URLs or cache keys
+  app.use(allowedHostsOnly(config));
   if (metrics.enabled) app.get(`${config.basePath}/metrics`, metricsRoute(metrics, config.metricsToken));
   // the Redoc site of `npm run docs`; `/docs` and `/docs/<lang>` redirect to their slash form. Without a built
   // site every request falls through to the final 404 `rest_no_route`.

@@ -15,6 +15,11 @@ export interface Config {
   defaultLanguage: Language;
   /** Public site URL for `url` fields; undefined means "the REST root of the request". */
   publicUrl?: string;
+  /**
+   * The hosts (`name` or `name:port`, lower case) requests may name (ALLOWED_HOSTS): others are 400
+   * `rest_invalid_host`. Undefined: any well-formed host.
+   */
+  allowedHosts?: string[];
   admin?: { login: string; password: string };
   logLevel: string;
   trustProxy: boolean;
@@ -90,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     siteTimezone,
     defaultLanguage,
     publicUrl,
+    allowedHosts: hostList(env.ALLOWED_HOSTS),
     admin: env.ADMIN_LOGIN ? { login: env.ADMIN_LOGIN, password: env.ADMIN_PASSWORD as string } : undefined,
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
@@ -145,6 +151,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     ],
   });
 }
+
+/** ALLOWED_HOSTS: comma-separated `name` or `name:port` (no scheme, no path); unset or empty: no list. */
+function hostList(raw: string | undefined): string[] | undefined {
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.find((h) => !WELL_FORMED_HOST.test(h));
+  if (bad !== undefined) throw new ConfigError(`ALLOWED_HOSTS: not a host name or name:port: ${bad}`);
+  return hosts.length ? hosts : undefined;
+}
+
+/** A host as a Host header may name it: a DNS name or IPv4 address, or a bracketed IPv6 address, then a port. */
+export const WELL_FORMED_HOST = /^(?:[a-z0-9_][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** Default: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (the first attempt is immediate). */
 const DEFAULT_RETRIES = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];

@@ -55,12 +55,24 @@ export async function listAudit(
   };
 }
 
-/** Deletes the entries older than the retention, and idempotency keys past their 24 hours. */
-export async function purgeExpired(db: Executor, retentionDays: number): Promise<{ audit: number; keys: number }> {
+export interface Purged {
+  audit: number;
+  keys: number;
+  /** Login throttle counters whose window has ended. */
+  throttle: number;
+}
+
+/**
+ * Deletes the entries older than the retention, idempotency keys past their 24 hours, and the login throttle's
+ * counters past their expiry (`expire` is in epoch milliseconds of the process clock, which rate-limiter-flexible
+ * stamps them with; a counter without one never expires).
+ */
+export async function purgeExpired(db: Executor, retentionDays: number): Promise<Purged> {
   const utc = (ms: number) => utcAt(new Date(now().getTime() - ms));
   const audit = await db('audit_log')
     .where('at_utc', '<', utc(retentionDays * 86_400_000))
     .delete();
   const keys = await db('idempotency_keys').where('created_utc', '<', utc(86_400_000)).delete();
-  return { audit, keys };
+  const throttle = await db('auth_throttle').where('expire', '<', Date.now()).delete();
+  return { audit, keys, throttle };
 }

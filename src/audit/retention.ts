@@ -1,6 +1,6 @@
 /**
- * Retention: audit entries older than `AUDIT_RETENTION_DAYS` (365 by default) and idempotency keys past their 24
- * hours are deleted at start-up and then hourly. Every node may run it: the deletes are idempotent.
+ * Retention: audit entries older than `AUDIT_RETENTION_DAYS` (365 by default), idempotency keys past their 24
+ * hours and expired login throttle counters are deleted at start-up and then hourly. Every node may run it: the deletes are idempotent.
  */
 import type { Db } from '../db/types';
 import type { Logger } from '../logger';
@@ -12,7 +12,7 @@ export function startRetention(db: Db, retentionDays: number, logger: Logger): (
   const run = () =>
     purgeExpired(db, retentionDays)
       .then((purged) => {
-        if (purged.audit || purged.keys) logger.info(purged, 'purged expired audit entries and idempotency keys');
+        if (purged.audit || purged.keys || purged.throttle) logger.info(purged, 'purged expired entries');
       })
       .catch((err: unknown) => logger.warn({ err }, 'retention purge failed'));
   void run();

@@ -16,13 +16,49 @@ export interface RepresentationCache {
    */
   fetch(keys: readonly string[], render: (missing: number[]) => Promise<Buffer[]>): Promise<Buffer[]>;
   readonly enabled: boolean;
+  /**
+   * The cache for representations whose URLs are built on `root`: this one for the first `MAX_ROOTS` roots seen,
+   * a cache that keeps nothing for any other (hosts a caller makes up must not multiply the entries).
+   */
+  forRoot(root: string): RepresentationCache;
 }
+
+/** Distinct roots (scheme, host, BASE_PATH) whose representations are kept; ALLOWED_HOSTS bounds them too. */
+export const MAX_ROOTS = 16;
 
 /** On or off, and the budget: keys and bytes together never exceed `renderCacheBytes`. */
 type CacheSettings = Pick<Config, 'renderCache' | 'renderCacheBytes'>;
 
-/** Bytes a key costs beyond its text (the map's entry and the LRU's links, measured roughly). */
-const ENTRY_OVERHEAD = 160;
+/**
+ * Bytes an entry costs beyond its key's characters (counted two bytes each, as V8 may store them) and its value's
+ * bytes: the Buffer and ArrayBuffer objects and the backing store's allocation, the key string's header, the LRU's
+ * map entry and index slots. Measured (test/process/cache-memory.test.ts) on Node 20 at about 330 bytes.
+ */
+export const ENTRY_OVERHEAD = 400;
+
+/**
+ * A copy of `bytes` with storage of its own. `Buffer.from(text)` of under 4 KiB is a view of a shared 8 KiB pool
+ * slab, and a kept view keeps the whole slab alive: 100-byte entries would hold 8 KiB each.
+ */
+function ownStorage(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.byteLength);
+  bytes.copy(own);
+  return own;
+}
+
+/** A cache that keeps nothing: every key is rendered. */
+function uncached(misses: { inc(n: number): void }): RepresentationCache {
+  const cache: RepresentationCache = {
+    enabled: false,
+    async fetch(keys, render) {
+      misses.inc(keys.length);
+      return render(keys.map((_, i) => i));
+    },
+    forRoot: () => cache,
+  };
+  return cache;
+}
 
 export function createRepresentationCache(settings: CacheSettings, metrics: Metrics): RepresentationCache {
   const { renderCache: enabled, renderCacheBytes: maxBytes } = settings;
@@ -32,15 +68,8 @@ export function createRepresentationCache(settings: CacheSettings, metrics: Metr
     'representation_cache_evictions_total',
     'Representations let go to stay within the byte budget',
   );
-  if (!enabled) {
-    return {
-      enabled,
-      async fetch(keys, render) {
-        misses.inc(keys.length);
-        return render(keys.map((_, i) => i));
-      },
-    };
-  }
+  const passThrough = uncached(misses);
+  if (!enabled) return passThrough;
   const entries = new LRUCache<string, Buffer>({
     maxSize: maxBytes,
     sizeCalculation: (value, key) => value.length + key.length * 2 + ENTRY_OVERHEAD,
@@ -52,8 +81,15 @@ export function createRepresentationCache(settings: CacheSettings, metrics: Metr
     Number(entries.calculatedSize),
   );
   metrics.gauge('representation_cache_entries', 'Representations in the cache', () => entries.size);
-  return {
+  const roots = new Set<string>();
+  const cache: RepresentationCache = {
     enabled,
+    forRoot(root) {
+      if (roots.has(root)) return cache;
+      if (roots.size >= MAX_ROOTS) return passThrough;
+      roots.add(root);
+      return cache;
+    },
     async fetch(keys, render) {
       const found = keys.map((key) => entries.get(key));
       const missing = found.flatMap((bytes, i) => (bytes ? [] : [i]));
@@ -62,10 +98,11 @@ export function createRepresentationCache(settings: CacheSettings, metrics: Metr
       misses.inc(missing.length);
       const rendered = await render(missing);
       missing.forEach((position, n) => {
-        found[position] = rendered[n];
-        entries.set(keys[position], rendered[n]);
+        found[position] = ownStorage(rendered[n]);
+        entries.set(keys[position], found[position] as Buffer);
       });
       return found as Buffer[];
     },
   };
+  return cache;
 }

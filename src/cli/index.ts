@@ -22,7 +22,7 @@ function commandPath(command: Command): string {
 export function buildProgram(version: string): Command {
   const program = new Command('cli')
     .description('Operator commands of the calendar service: users, application passwords, imports, backups.')
-    .usage('<command> [options]    (run as: npm run --silent cli -- <command> [options])')
+    .usage('<command> [options]    (run as: calendar-events <command>, or npm run --silent cli -- <command>)')
     .configureHelp({ helpWidth: 118 })
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')

@@ -77,6 +77,17 @@ function isTransient(err: unknown): boolean {
 }
 
 /**
+ * The database could not do the work for waiting on others, and a later attempt may succeed: SQLite's write lock
+ * held past the wait (db/sqlite-transaction.ts), PostgreSQL's `lock_timeout` reached, or a deadlock or a
+ * serialisation failure that outlasted its retries.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return code.startsWith('SQLITE_BUSY') || code === '55P03' || code === '40001' || code === '40P01';
+}
+
+/**
  * Serialises, until the transaction ends, the writers that name the same `key` (say, creating a term of a given
  * name) across every node on PostgreSQL. SQLite has a single writer already.
  */

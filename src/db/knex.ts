@@ -4,7 +4,7 @@ import path from 'node:path';
 import knex from 'knex';
 import type { Db } from './types';
 import { registerSqliteConnection } from './statements';
-import { BUSY_TIMEOUT_MS, beginWritesImmediately } from './sqlite-transaction';
+import { beginWritesImmediately, setBusyTimeout } from './sqlite-transaction';
 
 export interface DbOptions {
   /** PostgreSQL schema to work in (tests use a fresh schema per run). */
@@ -15,6 +15,12 @@ export interface DbOptions {
    * reader beside a running server (export, backup) never writes and never holds the write lock.
    */
   readonly?: boolean;
+  /**
+   * Longest wait for another connection's lock before a statement fails as busy (answered 503): on SQLite the
+   * write lock (10 s by default, db/sqlite-transaction.ts); on PostgreSQL `lock_timeout` (none by default: a
+   * node waiting for another's migration must not give up).
+   */
+  lockWaitMs?: number;
 }
 
 export function isSqliteUrl(url: string): boolean {
@@ -22,12 +28,12 @@ export function isSqliteUrl(url: string): boolean {
 }
 
 export function createDb(url: string, options: DbOptions = {}): Db {
-  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length), options.readonly);
+  if (isSqliteUrl(url)) return sqlite(url.slice('sqlite:'.length), options);
   if (/^postgres(ql)?:\/\//.test(url)) return postgres(url, options);
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
-function sqlite(filename: string, readonly = false): Db {
+function sqlite(filename: string, { readonly = false, lockWaitMs }: DbOptions): Db {
   if (filename !== ':memory:' && !readonly) fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   let connection: SqliteConnection | undefined;
   const db = knex({
@@ -41,7 +47,7 @@ function sqlite(filename: string, readonly = false): Db {
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
         cachePreparedStatements(conn);
         connection = conn;
-        conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        setBusyTimeout(conn, lockWaitMs);
         if (readonly) return done(null, conn);
         conn.pragma('journal_mode = WAL');
         conn.pragma('synchronous = FULL'); // an answered write survives a power cut, not just a crash
@@ -56,7 +62,7 @@ function sqlite(filename: string, readonly = false): Db {
     },
   });
   registerSqliteConnection(db.client, () => connection);
-  beginWritesImmediately(db.client); // another process may write the file too: db/sqlite-transaction.ts
+  beginWritesImmediately(db.client, lockWaitMs); // another process may write the file too: db/sqlite-transaction.ts
   return db;
 }
 
@@ -85,11 +91,22 @@ function cachePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
-function postgres(url: string, { schema, poolMax = 10 }: DbOptions): Db {
+function postgres(url: string, { schema, poolMax = 10, lockWaitMs }: DbOptions): Db {
   return knex({
     client: 'pg',
     connection: url,
     searchPath: schema ? [schema] : undefined,
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      ...(lockWaitMs === undefined ? {} : { afterCreate: lockTimeout(lockWaitMs) }),
+    },
   });
+}
+
+type PgConnection = { query(sql: string, done: (err: Error | null) => void): void };
+
+function lockTimeout(ms: number) {
+  return (conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void) =>
+    conn.query(`set lock_timeout = ${Math.trunc(ms)}`, (err) => done(err, conn));
 }

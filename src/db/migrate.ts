@@ -17,6 +17,7 @@ import * as appPasswordLookup from './migrations/012_app_password_lookup';
 import * as serviceSecret from './migrations/013_service_secret';
 import * as stamps from './migrations/014_stamps';
 import * as listIds from './migrations/015_list_ids';
+import * as throttleExpiry from './migrations/016_throttle_expiry';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['013_service_secret', serviceSecret],
   ['014_stamps', stamps],
   ['015_list_ids', listIds],
+  ['016_throttle_expiry', throttleExpiry],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

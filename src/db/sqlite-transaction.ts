@@ -20,7 +20,10 @@
 import fs from 'node:fs';
 import type { Knex } from 'knex';
 
-/** How long a transaction waits for another connection's write lock before it fails with SQLITE_BUSY. */
+/**
+ * How long a transaction waits by default for another connection's write lock before it fails with SQLITE_BUSY
+ * (answered 503 `rest_database_busy`: http/error-handler.ts).
+ */
 export const WRITE_LOCK_WAIT_MS = 10_000;
 /** The connection's busy timeout for single statements outside transactions (reads under WAL rarely wait). */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -46,14 +49,23 @@ type TransactionClass = new (...args: unknown[]) => TransactionInternals;
 const SqliteTransaction: TransactionClass = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction');
 
 class ImmediateTransaction extends SqliteTransaction {
+  declare client: Knex.Client;
+
   begin(conn: Connection): Promise<unknown> {
     if (this.readOnly || conn.readonly) return this.query(conn, 'BEGIN;');
-    return beginImmediate(conn);
+    return beginImmediate(conn, lockWaits.get(this.client) ?? WRITE_LOCK_WAIT_MS);
   }
 }
 
-/** Makes every top-level transaction of this better-sqlite3 Knex client begin as above (savepoints are unchanged). */
-export function beginWritesImmediately(client: Knex.Client): void {
+/** How long each connection's transactions wait for the write lock (set for the client when it is made). */
+const lockWaits = new WeakMap<Knex.Client, number>();
+
+/**
+ * Makes every top-level transaction of this better-sqlite3 Knex client begin as above (savepoints are unchanged),
+ * waiting up to `waitMs` for the write lock.
+ */
+export function beginWritesImmediately(client: Knex.Client, waitMs = WRITE_LOCK_WAIT_MS): void {
+  lockWaits.set(client, waitMs);
   client.transaction = function (this: Knex.Client, ...args: unknown[]) {
     return new ImmediateTransaction(this, ...args);
   } as unknown as Knex.Client['transaction'];
@@ -63,20 +75,30 @@ const isBusy = (err: unknown) => (err as { code?: string } | null)?.code?.starts
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `BEGIN IMMEDIATE`, tried without blocking and again after a short pause while another connection writes. */
-async function beginImmediate(conn: Connection): Promise<void> {
+async function beginImmediate(conn: Connection, waitMs: number): Promise<void> {
   const signal = conn.memory ? undefined : new WaitSignal(`${conn.name}-waiting`);
   if (signal?.someoneWaits(conn)) await sleep(GIVE_WAY_MS);
-  const deadline = performance.now() + WRITE_LOCK_WAIT_MS;
+  const deadline = performance.now() + waitMs;
   for (let pause = 1; ; pause = Math.min(2 * pause, MAX_PAUSE_MS)) {
     if (tryBegin(conn)) return;
     if (performance.now() > deadline) {
-      throw Object.assign(new Error(`database is locked (waited ${WRITE_LOCK_WAIT_MS} ms for the write lock)`), {
+      throw Object.assign(new Error(`database is locked (waited ${waitMs} ms for the write lock)`), {
         code: 'SQLITE_BUSY',
       });
     }
     signal?.wait(conn);
     await sleep(pause);
   }
+}
+
+/** Each connection's busy timeout, when not the default (restored after each try). */
+const busyTimeouts = new WeakMap<object, number>();
+
+/** Sets a connection's busy timeout for single statements: the default, or less when the lock wait is shorter. */
+export function setBusyTimeout(conn: Pick<Connection, 'pragma'>, lockWaitMs = WRITE_LOCK_WAIT_MS): void {
+  const timeout = Math.min(BUSY_TIMEOUT_MS, lockWaitMs);
+  busyTimeouts.set(conn, timeout);
+  conn.pragma(`busy_timeout = ${timeout}`);
 }
 
 function tryBegin(conn: Connection): boolean {
@@ -88,7 +110,7 @@ function tryBegin(conn: Connection): boolean {
     if (isBusy(err)) return false;
     throw err;
   } finally {
-    conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    conn.pragma(`busy_timeout = ${busyTimeouts.get(conn) ?? BUSY_TIMEOUT_MS}`);
   }
 }
 

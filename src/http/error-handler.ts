@@ -10,6 +10,10 @@ import { ApiError } from '../core/errors';
 import { translateValidatorError } from './validation-errors';
 import { messageLanguage } from './language';
 import type { Language } from '../config';
+import { isDatabaseBusy } from '../db/dialect';
+
+/** Seconds a client is told to wait before trying a write again when the database was busy. */
+const BUSY_RETRY_AFTER = 2;
 
 export function toWire(error: ApiError, language: Language): object {
   const data: Record<string, unknown> = { status: error.status, ...error.data };
@@ -27,8 +31,9 @@ export function toWire(error: ApiError, language: Language): object {
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const error = asApiError(err);
   if (error.status === 500) req.log?.error({ err }, 'request failed');
+  if (error.status === 503) req.log?.warn({ err }, 'database busy');
   if (res.headersSent) return;
-  if (error.status === 429 && typeof error.data.retry_after === 'number')
+  if ((error.status === 429 || error.status === 503) && typeof error.data.retry_after === 'number')
     res.setHeader('Retry-After', String(error.data.retry_after));
   if (error.status === 412 && typeof error.data.etag === 'string') res.setHeader('ETag', error.data.etag);
   res.status(error.status).json(toWire(error, messageLanguage(req)));
@@ -40,6 +45,10 @@ function asApiError(err: unknown): ApiError {
   if (translated) return translated;
   // the router cannot decode a malformed percent-escape in the path: no route matches it
   if (err instanceof URIError) return new ApiError(404, 'rest_no_route', 'no_route');
+  if (isDatabaseBusy(err)) {
+    const seconds = BUSY_RETRY_AFTER;
+    return new ApiError(503, 'rest_database_busy', 'database_busy', { seconds }, { retry_after: seconds });
+  }
   const { type, status, expose } = (err ?? {}) as { type?: string; status?: number; expose?: boolean };
   if (type === 'entity.parse.failed') return new ApiError(400, 'rest_invalid_json', 'invalid_json');
   if (type === 'entity.too.large' || type === 'parameters.too.many')

@@ -11,7 +11,8 @@ import { renderContextOf, type RequestLike } from './urls';
 /** Who reads, as the request says, on the service's database (or the transaction given). */
 export function readerOf(req: RequestLike, db: Executor = context(req).db): Reader {
   const { config, cache } = context(req);
-  return { db, caller: caller(req), language: requestLanguage(req), config, render: renderContextOf(req), cache };
+  const render = renderContextOf(req);
+  return { db, caller: caller(req), language: requestLanguage(req), config, render, cache: cache.forRoot(render.root) };
 }
 
 /** Who writes: the authenticated caller (write operations are authorised before their handler), in the request's language. */

@@ -47,6 +47,8 @@ export interface StartOptions {
   createUsers?: boolean;
   /** Changes the loaded spec before the app validates with it (a test's field the spec lacks). */
   spec?(document: OpenAPIV3_1.Document): void;
+  /** A short wait for another connection's lock (SQLite then runs on a temporary file): engines.ts. */
+  lockWaitMs?: number;
 }
 
 export async function startService(
@@ -56,7 +58,7 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<TestService> {
   setClock(clockStartingAt(TEST_NOW));
-  const database = await freshDatabase(engine);
+  const database = await freshDatabase(engine, { lockWaitMs: options.lockWaitMs });
   await migrate(database.db);
   await options.prepare?.(database.db);
   const config = { ...loadConfig({ SITE_TIMEZONE: 'UTC', ...env }) };

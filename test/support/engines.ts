@@ -1,7 +1,10 @@
 /** The database engines every repository and route test runs on. */
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import { createDb } from '../../src/db/knex';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDb, type DbOptions } from '../../src/db/knex';
 import type { Db } from '../../src/db/types';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -16,8 +19,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database: SQLite in memory, or a new PostgreSQL schema dropped afterwards. */
-export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
+/**
+ * A fresh, empty database: SQLite in memory, or a new PostgreSQL schema dropped afterwards. With `lockWaitMs`, the
+ * lock wait is that short, and SQLite is a temporary file that another connection can lock.
+ */
+export async function freshDatabase(
+  engine: Engine,
+  options: Pick<DbOptions, 'lockWaitMs'> = {},
+): Promise<TestDatabase> {
+  if (engine === 'sqlite' && options.lockWaitMs !== undefined) return sqliteFile(options.lockWaitMs);
   if (engine === 'sqlite') {
     const db = createDb('sqlite::memory:');
     return { db, url: 'sqlite::memory:', drop: () => db.destroy() };
@@ -27,7 +37,7 @@ export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
   const admin = knex({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
   await admin.raw('create schema ??', [schema]);
   await admin.destroy();
-  const db = createDb(url, { schema });
+  const db = createDb(url, { schema, ...options });
   return {
     db,
     url,
@@ -39,15 +49,26 @@ export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
   };
 }
 
+async function sqliteFile(lockWaitMs: number): Promise<TestDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-test-'));
+  const url = `sqlite:${path.join(dir, 'calendar.sqlite')}`;
+  const db = createDb(url, { lockWaitMs });
+  return {
+    db,
+    url,
+    async drop() {
+      await db.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * A DATABASE_URL for a child process (the server, the CLI) on a fresh database: a temporary SQLite file, or a new
  * PostgreSQL schema selected through the connection's `search_path`.
  */
 export async function freshDatabaseUrl(engine: Engine): Promise<{ url: string; drop(): Promise<void> }> {
   if (engine === 'sqlite') {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'calendar-test-'));
     return {
       url: `sqlite:${path.join(dir, 'calendar.sqlite')}`,

@@ -31,6 +31,9 @@ export const de: Catalogue = {
   invalid_authorization: 'Der Authorization-Header enthält keine gültigen HTTP-Basic-Zugangsdaten.',
   too_many_requests: 'Zu viele fehlgeschlagene Anmeldeversuche. Versuche es in {seconds} Sekunden erneut.',
   internal_error: 'Der Server konnte die Anfrage nicht abschließen.',
+  database_busy:
+    'Die Datenbank ist mit anderen Schreibvorgängen beschäftigt. Versuche es in {seconds} Sekunden erneut.',
+  invalid_host: 'Dieser Dienst antwortet nicht für den in der Anfrage genannten Host.',
   term_invalid_id: 'Der Begriff existiert nicht.',
   term_exists: 'Ein Begriff mit dem angegebenen Namen existiert bereits unter diesem übergeordneten Begriff.',
   term_slug_exists: 'Der Slug „{slug}“ wird bereits von einem anderen Begriff verwendet.',

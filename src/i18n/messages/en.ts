@@ -27,6 +27,8 @@ export const en = {
   invalid_authorization: 'The Authorization header is not valid HTTP Basic credentials.',
   too_many_requests: 'Too many failed login attempts. Try again in {seconds} seconds.',
   internal_error: 'The server could not complete the request.',
+  database_busy: 'The database is busy with other writes. Try again in {seconds} seconds.',
+  invalid_host: 'This service does not answer for the host named in the request.',
   term_invalid_id: 'Term does not exist.',
   term_exists: 'A term with the name provided already exists with this parent.',
   term_slug_exists: 'The slug "{slug}" is already in use by another term.',

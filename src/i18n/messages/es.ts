@@ -32,6 +32,8 @@ export const es: Catalogue = {
   invalid_authorization: 'La cabecera Authorization no contiene credenciales HTTP Basic válidas.',
   too_many_requests: 'Demasiados intentos fallidos de acceso. Inténtalo de nuevo dentro de {seconds} segundos.',
   internal_error: 'El servidor no ha podido completar la solicitud.',
+  database_busy: 'La base de datos está ocupada con otras escrituras. Inténtalo de nuevo dentro de {seconds} segundos.',
+  invalid_host: 'Este servicio no responde para el host indicado en la solicitud.',
   term_invalid_id: 'El término no existe.',
   term_exists: 'Ya existe un término con el nombre facilitado bajo este superior.',
   term_slug_exists: 'El slug «{slug}» ya está siendo usado por otro término.',

@@ -31,6 +31,8 @@ export const fr: Catalogue = {
   invalid_authorization: 'L’en-tête Authorization ne contient pas d’identifiants HTTP Basic valides.',
   too_many_requests: 'Trop de tentatives de connexion infructueuses. Réessayez dans {seconds} secondes.',
   internal_error: 'Le serveur n’a pas pu traiter la requête.',
+  database_busy: 'La base de données est occupée par d’autres écritures. Réessayez dans {seconds} secondes.',
+  invalid_host: 'Ce service ne répond pas pour l’hôte nommé dans la requête.',
   term_invalid_id: 'Le terme n’existe pas.',
   term_exists: 'Un terme portant le nom fourni existe déjà avec ce parent.',
   term_slug_exists: 'Le slug « {slug} » est déjà utilisé par un autre terme.',

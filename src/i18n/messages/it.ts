@@ -31,6 +31,8 @@ export const it: Catalogue = {
   invalid_authorization: 'L’intestazione Authorization non contiene credenziali HTTP Basic valide.',
   too_many_requests: 'Troppi tentativi di accesso non riusciti. Riprova tra {seconds} secondi.',
   internal_error: 'Il server non è riuscito a completare la richiesta.',
+  database_busy: 'Il database è occupato da altre scritture. Riprova tra {seconds} secondi.',
+  invalid_host: 'Questo servizio non risponde per l’host indicato nella richiesta.',
   term_invalid_id: 'Il termine non esiste.',
   term_exists: 'Esiste già un termine con il nome fornito sotto questo genitore.',
   term_slug_exists: 'Lo slug “{slug}” è già utilizzato da un altro termine.',

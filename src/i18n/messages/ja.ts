@@ -30,6 +30,8 @@ export const ja: Catalogue = {
   invalid_authorization: 'Authorization ヘッダーが有効な HTTP Basic 認証情報ではありません。',
   too_many_requests: 'ログインの失敗が多すぎます。{seconds} 秒後にもう一度お試しください。',
   internal_error: 'サーバーはリクエストを完了できませんでした。',
+  database_busy: 'データベースは他の書き込みで混み合っています。{seconds} 秒後にもう一度お試しください。',
+  invalid_host: 'このサービスは、リクエストで指定されたホストには応答しません。',
   term_invalid_id: 'タームが存在しません。',
   term_exists: '指定された名前のタームは、この親の下にすでに存在します。',
   term_slug_exists: 'スラッグ「{slug}」はすでに別のタームで使用されています。',

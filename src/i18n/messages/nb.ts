@@ -30,6 +30,8 @@ export const nb: Catalogue = {
   invalid_authorization: 'Authorization-headeren inneholder ikke gyldig HTTP Basic-påloggingsinformasjon.',
   too_many_requests: 'For mange mislykkede innloggingsforsøk. Prøv igjen om {seconds} sekunder.',
   internal_error: 'Serveren kunne ikke fullføre forespørselen.',
+  database_busy: 'Databasen er opptatt med andre skrivinger. Prøv igjen om {seconds} sekunder.',
+  invalid_host: 'Denne tjenesten svarer ikke for verten som er oppgitt i forespørselen.',
   term_invalid_id: 'Termen finnes ikke.',
   term_exists: 'Det finnes allerede en term med dette navnet under denne forelderen.',
   term_slug_exists: 'Slugen «{slug}» er allerede i bruk av en annen term.',

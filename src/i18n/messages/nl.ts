@@ -31,6 +31,8 @@ export const nl: Catalogue = {
   invalid_authorization: 'De Authorization-header bevat geen geldige HTTP Basic-inloggegevens.',
   too_many_requests: 'Te veel mislukte inlogpogingen. Probeer het over {seconds} seconden opnieuw.',
   internal_error: 'De server kon het verzoek niet voltooien.',
+  database_busy: 'De database is bezig met andere schrijfacties. Probeer het over {seconds} seconden opnieuw.',
+  invalid_host: 'Deze dienst antwoordt niet voor de host die in het verzoek wordt genoemd.',
   term_invalid_id: 'Term bestaat niet.',
   term_exists: 'Er bestaat al een term met de opgegeven naam onder deze hoofdterm.',
   term_slug_exists: 'De slug ‘{slug}’ wordt al gebruikt door een andere term.',

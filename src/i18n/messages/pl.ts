@@ -33,6 +33,8 @@ export const pl: Catalogue = {
   invalid_authorization: 'Nagłówek Authorization nie zawiera prawidłowych danych uwierzytelniających HTTP Basic.',
   too_many_requests: 'Zbyt wiele nieudanych prób logowania. Spróbuj ponownie za {seconds} s.',
   internal_error: 'Serwer nie mógł zrealizować żądania.',
+  database_busy: 'Baza danych jest zajęta innymi zapisami. Spróbuj ponownie za {seconds} s.',
+  invalid_host: 'Ta usługa nie odpowiada dla hosta podanego w żądaniu.',
   term_invalid_id: 'Element taksonomii nie istnieje.',
   term_exists: 'Element taksonomii o podanej nazwie już istnieje w ramach tego elementu nadrzędnego.',
   term_slug_exists: 'Slug „{slug}” jest już używany przez inny element taksonomii.',

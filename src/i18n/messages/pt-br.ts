@@ -31,6 +31,8 @@ export const ptBr: Catalogue = {
   invalid_authorization: 'O cabeçalho Authorization não contém credenciais HTTP Basic válidas.',
   too_many_requests: 'Muitas tentativas de login malsucedidas. Tente novamente em {seconds} segundos.',
   internal_error: 'O servidor não conseguiu concluir a requisição.',
+  database_busy: 'O banco de dados está ocupado com outras gravações. Tente novamente em {seconds} segundos.',
+  invalid_host: 'Este serviço não responde pelo host indicado na requisição.',
   term_invalid_id: 'O termo não existe.',
   term_exists: 'Já existe um termo com o nome informado sob este ascendente.',
   term_slug_exists: 'O slug “{slug}” já está em uso por outro termo.',

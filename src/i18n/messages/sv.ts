@@ -30,6 +30,8 @@ export const sv: Catalogue = {
   invalid_authorization: 'Authorization-headern innehåller inte giltiga HTTP Basic-inloggningsuppgifter.',
   too_many_requests: 'För många misslyckade inloggningsförsök. Försök igen om {seconds} sekunder.',
   internal_error: 'Servern kunde inte slutföra förfrågan.',
+  database_busy: 'Databasen är upptagen med andra skrivningar. Försök igen om {seconds} sekunder.',
+  invalid_host: 'Den här tjänsten svarar inte för värden som anges i förfrågan.',
   term_invalid_id: 'Termen finns inte.',
   term_exists: 'Det finns redan en term med det angivna namnet under denna förälder.',
   term_slug_exists: 'Slugen ”{slug}” används redan av en annan term.',
