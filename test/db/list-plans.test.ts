@@ -15,6 +15,7 @@ import { linkedListQueries } from '../../src/resources/linked/repository';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';
 import { prepareSearch, type SearchQuery } from '../../src/search/predicate';
 import { unlockedRule } from '../../src/resources/events/access';
+import { whereLinkedReadable } from '../../src/resources/posts/rules';
 
 const BIG_TABLES = ['events', 'posts'];
 
@@ -88,6 +89,8 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     (isPostgres(database.db) ? postgresScans : sqliteScans)(database.db, query, big);
   // a search applied as its matching documents (as when it matches more than a thousand events), not as their ids
   const withoutIds = (search: SearchQuery | undefined) => search && { ...search, ids: undefined };
+  const anonymousVenues = (query: Knex.QueryBuilder, posts: string) =>
+    whereLinkedReadable(query, undefined, 'venues', posts);
   const window = { statuses: ['publish'], startFrom: '2027-06-14 00:00:00', endTo: '2029-06-15 23:59:59' };
 
   const shapes: Array<[string, () => Promise<EventFilters>]> = [
@@ -103,6 +106,17 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     [
       'geolocation',
       async () => ({ ...window, venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }) }),
+    ],
+    [
+      'geolocation, through the venues an anonymous caller may read',
+      async () => ({
+        ...window,
+        venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }, anonymousVenues),
+      }),
+    ],
+    [
+      'geoloc (a readable venue with coordinates)',
+      async () => ({ ...window, geolocated: true, readableVenues: anonymousVenues }),
     ],
     ['featured', async () => ({ ...window, featured: true })],
     [
