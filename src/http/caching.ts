@@ -1,6 +1,6 @@
 /**
  * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
- * without a body (Express does the comparison in `res.send`). The ETag is an HMAC, under the service's secret
+ * without a body. The ETag is an HMAC, under the service's secret
  * (db/service-secret.ts), of the bytes the caller gets, with the caller, the language and the representation
  * `Accept` selects (docs/decisions.md D68, D122): it moves when that answer moves, and with nothing else, so no write
  * the caller cannot see shows in it. A single record's ETag leads with the record's version, `"<id>-<version>.<mac>"`
@@ -34,9 +34,11 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
     const who = caller(req); // known once authentication has run
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
       const version = res.locals.version as string | undefined;
-      res.setHeader('ETag', answerTag(secret, viewerOf(req, representation(req)), version, body));
+      const tag = answerTag(secret, viewerOf(req, representation(req)), version, body);
+      res.setHeader('ETag', tag);
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
       cacheable(res, who || carriesSecret(req.originalUrl), res.locals.noStore ? 0 : maxAge);
+      if (held(req.headers['if-none-match'], tag)) res.status(304); // `send` then leaves the body out
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }
@@ -44,6 +46,19 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
   };
   next();
 };
+
+/**
+ * Whether `If-None-Match` names the tag (RFC 9110 §13.1.2, weak comparison). Decided here rather than by Express's
+ * `req.fresh`, which answers 200 to any request with `Cache-Control: no-cache`: what `fetch` sends with every
+ * conditional request, and a directive for caches, not for the origin.
+ */
+function held(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((sent) => {
+    const trimmed = sent.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === tag;
+  });
+}
 
 /** What a tag reads of a request (any typed request will do). */
 type AnyRequest = RequestLike & Pick<Request, 'headers'>;
