@@ -1,12 +1,12 @@
 /**
  * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
- * without a body. The ETag is an HMAC, under the service's secret
- * (db/service-secret.ts), of the bytes the caller gets, with the caller, the language and the representation
- * `Accept` selects (docs/decisions.md D68, D122): it moves when that answer moves, and with nothing else, so no write
- * the caller cannot see shows in it. A single record's ETag leads with the record's version, `"<id>-<version>.<mac>"`
- * (what `If-Match` names, http/preconditions.ts); its write answers and 412s carry the ETag its GET has
- * (`writtenRecord`, `currentTagOn412`). Anonymous answers may be cached publicly for a short while; authenticated
- * ones, and those to a request carrying a credential in its query, never.
+ * without a body. The ETag is an HMAC, under the service's secret (db/service-secret.ts), of the bytes the caller
+ * gets, with the caller, the language and the representation `Accept` selects (docs/decisions.md D68, D122): it moves
+ * when that answer moves, and with nothing else, so no write the caller cannot see shows in it. A single record's
+ * ETag leads with the record's version, `"<id>-<version>.<mac>"` (what `If-Match` names, http/preconditions.ts); its
+ * write answers and 412s carry the ETag its GET has (`writtenRecord`, `currentTagOn412`). Anonymous answers may be
+ * cached publicly for a short while; authenticated ones, and those to a request carrying a credential in its query,
+ * never.
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { Application, ErrorRequestHandler, Request, RequestHandler, Response } from 'express';

@@ -1,8 +1,9 @@
 /**
  * One log line per request, built only when the level is on: id, method, URL (query passwords masked), status and
- * time. The same names are never copied into an answer's URLs (http/paging.ts) and make it `no-store`. The request id (the caller's `X-Request-Id` when well-formed, else a fresh UUID) is sent back, and
- * `req.log` is a child logger carrying it, made on first use (errors), never per request: pino-http's per-request
- * child serialised the request eagerly, ~30 µs of every answer even with the line itself switched off.
+ * time. The same names are never copied into an answer's URLs (http/paging.ts) and make it `no-store`. The request
+ * id (the caller's `X-Request-Id` when well-formed, else a fresh UUID) is sent back, and `req.log` is a child logger
+ * carrying it, made on first use (errors), never per request: pino-http's per-request child serialised the request
+ * eagerly, ~30 µs of every answer even with the line itself switched off.
  */
 import { randomUUID } from 'node:crypto';
 import type { Express, Request } from 'express';
