@@ -115,8 +115,8 @@ async function currentTag(req: AnyRequest, table: VersionedTable, id: number): P
 
 /**
  * The ETag of a write's answer (updates and creates of one record, D70): the one the record's next GET by the
- * same caller gets, usable as is in `If-Match`. Call after the write committed: the record is read (and rendered,
- * into the representation cache, where its GET then finds it) from one row, version and bytes alike.
+ * same caller gets, usable as is in `If-Match`. Call after the write committed: the record is read and rendered from
+ * one row, version and bytes alike.
  */
 export async function writtenRecord(req: AnyRequest, res: Response, table: VersionedTable, id: number): Promise<void> {
   const tag = await currentTag(req, table, id);

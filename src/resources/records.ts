@@ -138,7 +138,7 @@ const READERS: Record<Resource, (reader: Reader, id: number) => Promise<WireReco
 
 /**
  * A record's single read as `reader` gets it (`GET /events/{id}` and the like, without `password`): its version tag and
- * the bytes of its JSON, taken from one row, or undefined when they may not read it. The ETags of write answers and
+ * the bytes of its JSON (those the cache would hold), taken from one row, or undefined when they may not read it. The ETags of write answers and
  * of 412s are made from it (http/caching.ts), so that they name what the record's GET answers.
  */
 export async function singleReadAnswer(
@@ -146,27 +146,28 @@ export async function singleReadAnswer(
   table: 'posts' | 'terms',
   id: number,
 ): Promise<{ version: string; bytes: Buffer } | undefined> {
-  const answer = (row: { id: number; version: number }, bytes: Buffer[]) => ({
+  // rendered apart from the cache: a write's answer leaves the cache to the reads
+  const answer = (row: { id: number; version: number }, records: unknown[]) => ({
     version: versionTag(row),
-    bytes: bytes[0],
+    bytes: Buffer.from(JSON.stringify(records[0])),
   });
   if (table === 'terms') {
     const found = (await reader.db('terms').where({ id }).first('taxonomy')) as { taxonomy: string } | undefined;
     const info = found && [CATEGORIES, TAGS].find((taxonomy) => taxonomy.taxonomy === found.taxonomy);
     const row = info && (await findTerm(reader.db, info.taxonomy, id));
-    return row && answer(row, await termBytes(reader, info, [row]));
+    return row && answer(row, await renderTerms(reader, info, [row]));
   }
   const post = (await reader.db('posts').where({ id }).first('type')) as { type: string } | undefined;
   if (post?.type === 'event') {
     const row = await findEvent(reader.db, id);
     if (!row || row.status === 'trash' || !canRead(reader.caller, 'events', owned(row))) return undefined;
     if (!unlocked(row, reader.caller, undefined)) return undefined;
-    return answer(row, await eventBytes(reader, [row], { single: true }));
+    return answer(row, await renderEvents(reader, [row], { single: true }));
   }
   const kind = [VENUES, ORGANIZERS].find((linked) => linked.type === post?.type);
   const row = kind && (await kind.load(reader.db, [id])).get(id);
   if (!kind || !row || !canRead(reader.caller, kind.plural, owned(row))) return undefined;
-  return answer(row, await linkedBytes(reader, kind, [row], true));
+  return answer(row, await renderLinked(reader, kind, [row], true));
 }
 
 /** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
