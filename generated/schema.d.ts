@@ -1381,7 +1381,7 @@ export interface components {
         ListLinks: {
             /**
              * Format: uri
-             * @description This page's URL, echoing every filter sent.
+             * @description This page's URL, echoing every filter sent except credentials (`password`, `key`).
              */
             rest_url: string;
             /**
@@ -2675,7 +2675,7 @@ export interface components {
                 "application/json": components["schemas"]["Event"];
             };
         };
-        /** @description The record has changed since the version named in `If-Match` or `If-Unmodified-Since` (`rest_precondition_failed`); nothing was written. `ETag` and `data.etag` carry the current version. */
+        /** @description The record has changed since the version named in `If-Match` or `If-Unmodified-Since` (`rest_precondition_failed`); nothing was written. `ETag` and `data.etag` carry the record's current ETag, the one its GET gives the caller. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];

@@ -16,12 +16,13 @@ import { authenticate, authorise } from './http/auth';
 import { feedKey } from './http/feed-keys';
 import { serviceIndex } from './http/discovery';
 import { createdRenderers, handlers, wantsCalendar } from './routes';
+import { singleReadAnswer } from './resources/records';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
 import { DOCS_SITE } from './paths';
 import { markJsonAsForm, refuseJsonAsForm } from './http/json-as-form';
-import { conditionalReads, versionedRead } from './http/caching';
+import { conditionalReads, currentTagOn412, tagRecordsWith } from './http/caching';
 import { idempotentCreate } from './http/idempotency';
 import { assertClean, requestGuard } from './http/parameter-checks';
 import { MAX_ID } from './domain/ids';
@@ -36,7 +37,6 @@ import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
 import { registerWebhookMetrics } from './integrations/webhooks/metrics';
 import { mcpEndpoint } from './mcp/endpoint';
-import { SINGLE_READS } from './kinds/registry';
 
 export interface AppOptions {
   logger: Logger;
@@ -58,6 +58,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   const namespace = `${config.basePath}/${NAMESPACE}`;
   const app = express();
   app.locals.context = context;
+  tagRecordsWith(app, singleReadAnswer);
   app.set('query parser', 'extended');
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
@@ -105,7 +106,6 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));
     if (takesFeedKey(op))
       app.get(namespace + op.expressPath, feedKey(op.operationId.endsWith('Ical') ? always : wantsCalendar));
-    if (isSingleRead(op)) app.get(namespace + op.expressPath, versionedRead);
   }
   app.use(namespace, requestGuard(spec), headAsGet.before);
   compileValidatorRoutesOnce();
@@ -120,18 +120,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
   app.use(() => {
     throw new ApiError(404, 'rest_no_route', 'no_route');
   });
-  app.use(errorHandler);
+  app.use(currentTagOn412, errorHandler);
   return app;
-}
-
-/**
- * The reads of one calendar record by id or slug (each kind's `singleReads`, src/kinds/): their answer depends on the
- * data and the request only, not on the clock, and everything it depends on bumps the data version, so
- * their 304s can be decided from it (http/caching.ts). Other reads with a path parameter (occurrences, webhooks,
- * application passwords) depend on the clock or on tables outside it, and hash their body instead.
- */
-function isSingleRead(op: Operation): boolean {
-  return op.method === 'get' && SINGLE_READS.has(op.operationId);
 }
 
 /** The calendar reads that take `?key=` (http/feed-keys.ts): the spec declares the parameter on them. */

@@ -7,7 +7,7 @@
  * `"<id>-<version>.<digest>"`: the version tag, then the digest of the answer, caller and language (http/caching.ts),
  * which keeps `If-None-Match` exact for what that caller saw. `If-Match` compares the version tag only (the part
  * before the dot), so an ETag read in any language, by any caller, is the same version; the 412 answer sends the
- * current tag as its `ETag`, usable as is in the next `If-Match`.
+ * record's current ETag (as its GET gives it to the caller), usable as is in the next `If-Match`.
  *
  * The check runs inside the write's transaction, on the row locked (`FOR UPDATE` on PostgreSQL; SQLite has one
  * writer, and the service's single connection runs one transaction at a time), so there is no window between the
@@ -57,8 +57,20 @@ export async function assertPrecondition(
   const row = (await query) as { id: number; version: number | string; modified_utc: string } | undefined;
   if (!row) return;
   const tag = versionTag({ id: Number(row.id), version: Number(row.version) });
-  if (!holds(expect, tag, row.modified_utc)) {
-    throw new ApiError(412, 'rest_precondition_failed', 'precondition_failed', {}, { etag: `"${tag}"` });
+  if (!holds(expect, tag, row.modified_utc)) throw new PreconditionFailed(table, Number(row.id), tag);
+}
+
+/**
+ * 412 `rest_precondition_failed`, naming the record: the HTTP layer replaces `data.etag` (the version alone here)
+ * with the whole ETag the record's GET gives the caller (http/caching.ts), so one record has one ETag everywhere.
+ */
+export class PreconditionFailed extends ApiError {
+  constructor(
+    readonly table: VersionedTable,
+    readonly id: number,
+    tag: string,
+  ) {
+    super(412, 'rest_precondition_failed', 'precondition_failed', {}, { etag: `"${tag}"` });
   }
 }
 

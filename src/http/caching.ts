@@ -1,43 +1,44 @@
 /**
  * Conditional reads and cache headers. Every successful GET carries a strong ETag, so `If-None-Match` answers 304
- * without a body (Express does the comparison in `res.send`). A single record's ETag is `"<id>-<version>.<state>"`:
- * the record's version (what `If-Match` names, http/preconditions.ts) and an HMAC, under the service's secret
- * (db/service-secret.ts), of the data version (db/data-version.ts), the caller, the language, the host, the URL and
- * the representation `Accept` selects, which are everything its answer depends on. Write answers carry the ETag of
- * the record they wrote (`writtenRecord`). While the data version stands, nothing changed, so a 304 is decided from the
- * `<state>` part alone, before validating, loading or rendering anything. Other reads (lists depend on the clock too:
- * the default window) hash their body, the caller and the language.
- * Anonymous answers may be cached publicly for a short while; authenticated ones never.
+ * without a body. The ETag is an HMAC, under the service's secret (db/service-secret.ts), of the bytes the caller
+ * gets, with the caller, the language and the representation `Accept` selects (docs/decisions.md D68, D122): it moves
+ * when that answer moves, and with nothing else, so no write the caller cannot see shows in it. A single record's
+ * ETag leads with the record's version, `"<id>-<version>.<mac>"` (what `If-Match` names, http/preconditions.ts); its
+ * write answers and 412s carry the ETag its GET has (`writtenRecord`, `currentTagOn412`). Anonymous answers may be
+ * cached publicly for a short while; authenticated ones, and those to a request carrying a credential in its query,
+ * never.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Application, ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
-import { baseUrl, type RequestLike } from './urls';
-import { dataVersion } from '../db/data-version';
+import { readerOf } from './reader';
+import { carriesSecret } from './request-log';
+import type { RequestLike } from './urls';
 import { serviceSecret } from '../db/service-secret';
-import { currentVersionTag, versionTag, type VersionedTable } from '../core/preconditions';
+import type { Reader } from '../core/reader';
+import { PreconditionFailed, versionTag, type VersionedTable } from '../core/preconditions';
 
-export const conditionalReads: RequestHandler = (req, res, next) => {
-  const maxAge = context(req).config.cacheMaxAge;
+export const conditionalReads: RequestHandler = async (req, res, next) => {
+  const { config, db } = context(req);
+  const maxAge = config.cacheMaxAge;
   res.setHeader('Vary', 'Authorization, Accept'); // JSON or text/calendar (src/feeds/ical)
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Cache-Control', 'no-store');
     return next();
   }
+  const secret = await serviceSecret(db);
   const send = res.send.bind(res);
   res.send = (body?: unknown) => {
     const who = caller(req); // known once authentication has run
     if (res.statusCode === 200 && (typeof body === 'string' || Buffer.isBuffer(body))) {
-      const state = res.locals.stateTag as string | undefined;
       const version = res.locals.version as string | undefined;
-      res.setHeader(
-        'ETag',
-        state ? `"${version ? `${version}.` : ''}${state}"` : bodyTag(who?.id, requestLanguage(req), body),
-      );
+      const tag = answerTag(secret, viewerOf(req, representation(req)), version, body);
+      res.setHeader('ETag', tag);
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
-      cacheable(res, who, res.locals.noStore ? 0 : maxAge);
+      cacheable(res, who || carriesSecret(req.originalUrl), res.locals.noStore ? 0 : maxAge);
+      if (held(req.headers['if-none-match'], tag)) res.status(304); // `send` then leaves the body out
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }
@@ -47,77 +48,97 @@ export const conditionalReads: RequestHandler = (req, res, next) => {
 };
 
 /**
- * Before validation, on single-record reads: the state part of the ETag, and a 304 at once when the caller holds a
- * tag with it. The data version is read before the record, so an answer is never newer than its tag claims.
+ * Whether `If-None-Match` names the tag (RFC 9110 §13.1.2, weak comparison). Decided here rather than by Express's
+ * `req.fresh`, which answers 200 to any request with `Cache-Control: no-cache`: what `fetch` sends with every
+ * conditional request, and a directive for caches, not for the origin.
  */
-export const versionedRead: RequestHandler = async (req, res, next) => {
-  const { db, config } = context(req);
-  const who = caller(req);
-  const version = await dataVersion(db);
-  const state = stateTag(await serviceSecret(db), version, req);
-  res.locals.stateTag = state;
-  const held = req.headers['if-none-match']
-    ?.split(/\s*,\s*/)
-    .find((tag) => tag.endsWith(`.${state}"`) || tag === `"${state}"`);
-  if (held) {
-    res.setHeader('ETag', held);
-    cacheable(res, who, config.cacheMaxAge);
-    res.status(304).end();
-    return;
-  }
-  next();
-};
-
-/**
- * Keyed with the service's secret (shared by every node, so a 304 holds across them): everything else it covers can
- * be guessed, and an unkeyed hash would give the data version away to anyone trying small numbers, and with it
- * when drafts and private records are written.
- */
-function stateTag(secret: Buffer, version: number, req: AnyRequest, url = req.originalUrl): string {
-  const parts = [version, caller(req)?.id ?? 0, requestLanguage(req), baseUrl(req), url, representation(req)];
-  const text = parts.join('|');
-  return `v${createHmac('sha256', secret).update(text).digest('base64url').slice(0, 31)}`;
+function held(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((sent) => {
+    const trimmed = sent.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === tag;
+  });
 }
 
 /** What a tag reads of a request (any typed request will do). */
 type AnyRequest = RequestLike & Pick<Request, 'headers'>;
 
+/** Who gets an answer, in which language and representation: what its tag covers besides the bytes. */
+const viewerOf = (req: AnyRequest, shape: 'json' | 'calendar') =>
+  `${caller(req)?.id ?? 0}|${requestLanguage(req)}|${shape}|`;
+
+/** The ETag of an answer: the record's version when it is one record's, then the keyed digest of what it shows. */
+function answerTag(secret: Buffer, viewer: string, version: string | undefined, body: string | Buffer): string {
+  const mac = createHmac('sha256', secret).update(viewer).update(digestOf(body)).digest('base64url').slice(0, 31);
+  return `"${version ? `${version}.` : ''}v${mac}"`;
+}
+
+/**
+ * The SHA-256 of an answer's bytes. A cached representation (src/cache/) is sent as the same buffer each time, so its
+ * digest is computed once and kept as long as the buffer lives: a 304 then costs one HMAC of a short text.
+ */
+const digests = new WeakMap<Buffer, Buffer>();
+function digestOf(body: string | Buffer): Buffer {
+  if (typeof body === 'string') return createHash('sha256').update(body).digest();
+  let digest = digests.get(body);
+  if (!digest) {
+    digest = createHash('sha256').update(body).digest();
+    digests.set(body, digest);
+  }
+  return digest;
+}
+
 /** Which answer `Accept` selects (src/feeds/ical): the tag names it, not the header's exact text. */
-function representation(req: { headers: { accept?: string } }): string {
+function representation(req: { headers: { accept?: string } }): 'json' | 'calendar' {
   return /text\/calendar/i.test(req.headers.accept ?? '') ? 'calendar' : 'json';
+}
+
+/** A record's single read as a reader gets it: its version tag and bytes (resources/records.ts), given by the app. */
+export type SingleReadAnswer = (
+  reader: Reader,
+  table: VersionedTable,
+  id: number,
+) => Promise<{ version: string; bytes: Buffer } | undefined>;
+
+/** Gives the tags of write answers and 412s the single reads they name (the app's composition knows the records). */
+export function tagRecordsWith(app: Application, read: SingleReadAnswer): void {
+  app.locals.singleReadAnswer = read;
+}
+
+/** The ETag the record's GET gives this caller now (JSON), or undefined when they may not read it or it is gone. */
+async function currentTag(req: AnyRequest, table: VersionedTable, id: number): Promise<string | undefined> {
+  const read = req.app.locals.singleReadAnswer as SingleReadAnswer;
+  const answer = await read(readerOf(req), table, id);
+  if (!answer) return undefined;
+  return answerTag(await serviceSecret(context(req).db), viewerOf(req, 'json'), answer.version, answer.bytes);
 }
 
 /**
  * The ETag of a write's answer (updates and creates of one record, D70): the one the record's next GET by the
- * same caller gets, usable as is in `If-Match`. `url`: the GET's URL (by default the write's own, as for an update
- * on `/events/{id}`; a create names its record's). Call after the write committed and before the answer's record
- * is read, as a read does, so that the tag never claims an answer newer than it is.
+ * same caller gets, usable as is in `If-Match`. Call after the write committed: the record is read and rendered from
+ * one row, version and bytes alike.
  */
-export async function writtenRecord(
-  req: AnyRequest,
-  res: Response,
-  table: VersionedTable,
-  id: number,
-  url = req.originalUrl,
-): Promise<void> {
-  const { db } = context(req);
-  const version = await dataVersion(db);
-  const tag = await currentVersionTag(db, table, id);
-  if (tag) res.setHeader('ETag', `"${tag}.${stateTag(await serviceSecret(db), version, req, url)}"`);
+export async function writtenRecord(req: AnyRequest, res: Response, table: VersionedTable, id: number): Promise<void> {
+  const tag = await currentTag(req, table, id);
+  if (tag) res.setHeader('ETag', tag);
 }
+
+/**
+ * Before the error handler: a 412 names the record's ETag as its GET gives it to this caller (its `ETag` and
+ * `data.etag`), one tag wherever the record's version appears; a caller who may not read it gets the version alone.
+ */
+export const currentTagOn412: ErrorRequestHandler = async (err, req, _res, next) => {
+  if (err instanceof PreconditionFailed) {
+    const tag = await currentTag(req, err.table, err.id).catch(() => undefined);
+    if (tag) err.data.etag = tag;
+  }
+  next(err);
+};
 
 /** A single record's `Last-Modified`, and its version for the ETag. */
 export function singleRecord(res: Response, row: { id: number; version: number; modified_utc: string }): void {
   res.locals.version = versionTag(row);
   lastModified(res, row.modified_utc);
-}
-
-function bodyTag(callerId: number | undefined, language: string, body: string | Buffer): string {
-  return `"${createHash('sha256')
-    .update(`${callerId ?? 0}|${language}|`)
-    .update(body)
-    .digest('base64url')
-    .slice(0, 32)}"`;
 }
 
 function cacheable(res: Response, who: unknown, maxAge: number): void {

@@ -3,8 +3,6 @@ import type { OperationId, TypedRequest } from './handler';
 import { ApiError } from '../core/errors';
 import { restRoot } from './urls';
 import { writtenRecord } from './caching';
-import { context } from './context';
-import { NAMESPACE } from '../config';
 import { KINDS, type Kind } from '../kinds/registry';
 
 export type CreatedType = Kind;
@@ -36,13 +34,6 @@ export function createdLocation(req: AnyRequest, { type, id }: Created): string 
   return answersLocation ? `${restRoot(req)}/${collection}/${id}` : null;
 }
 
-/** The URL of the record's own GET, with the create's query (its language), for the ETag of the create's answer. */
-function recordUrl(req: AnyRequest, { type, id }: Created): string {
-  const query = req.originalUrl.indexOf('?');
-  const search = query < 0 ? '' : req.originalUrl.slice(query);
-  return `${context(req).config.basePath}/${NAMESPACE}/${KINDS[type].collection}/${id}${search}`;
-}
-
 /**
  * Answers a create: 201, `Location` (the one given, else the record's, if its kind has one), the ETag its GET will
  * have (http/caching.ts), the record rendered.
@@ -55,7 +46,7 @@ export async function sendCreated<B>(
   render: RenderCreated<B>,
   location = createdLocation(req, created),
 ): Promise<void> {
-  await writtenRecord(req, res, KINDS[created.type].versionedTable, created.id, recordUrl(req, created));
+  await writtenRecord(req, res, KINDS[created.type].versionedTable, created.id);
   const body = await render(req, created.id);
   if (body === undefined)
     throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });

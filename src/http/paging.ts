@@ -8,6 +8,7 @@ import type { Operation } from './spec';
 import { restRoot, type RequestLike } from './urls';
 import { ApiError } from '../core/errors';
 import { sendJsonBytes, spliceArray } from './json-bytes';
+import { isSecretName } from './request-log';
 
 export const MAX_PER_PAGE = 50;
 
@@ -83,7 +84,8 @@ export function sendList<K extends ListKey, T>(
 
 /**
  * The collection URL with every declared query parameter the caller sent (as validated), `page` and the effective
- * `per_page`, percent-encoded, in the spec's parameter order (docs/decisions.md D11: echo every filter).
+ * `per_page`, percent-encoded, in the spec's parameter order (docs/decisions.md D11: echo every filter), except
+ * credentials (`password`, `key`: D121), which no answer repeats.
  */
 function pageUrl(req: RequestLike, path: string, page: number, perPage: number): string {
   const operation = req.res?.locals.operation as Operation;
@@ -91,7 +93,7 @@ function pageUrl(req: RequestLike, path: string, page: number, perPage: number):
   const query = req.query as Record<string, unknown>;
   const params = new URLSearchParams({ page: String(page), per_page: String(perPage) });
   for (const { name, in: location } of operation.parameters) {
-    if (location !== 'query' || name === 'page' || name === 'per_page') continue;
+    if (location !== 'query' || name === 'page' || name === 'per_page' || isSecretName(name)) continue;
     if (!sent.has(name) && !sent.has(`${name}[]`)) continue;
     const value = query[name];
     if (value !== undefined) params.set(name, Array.isArray(value) ? value.join(',') : String(value));

@@ -1,8 +1,9 @@
 /**
  * One log line per request, built only when the level is on: id, method, URL (query passwords masked), status and
- * time. The request id (the caller's `X-Request-Id` when well-formed, else a fresh UUID) is sent back, and
- * `req.log` is a child logger carrying it, made on first use (errors), never per request: pino-http's per-request
- * child serialised the request eagerly, ~30 µs of every answer even with the line itself switched off.
+ * time. The same names are never copied into an answer's URLs (http/paging.ts) and make it `no-store`. The request
+ * id (the caller's `X-Request-Id` when well-formed, else a fresh UUID) is sent back, and `req.log` is a child logger
+ * carrying it, made on first use (errors), never per request: pino-http's per-request child serialised the request
+ * eagerly, ~30 µs of every answer even with the line itself switched off.
  */
 import { randomUUID } from 'node:crypto';
 import type { Express, Request } from 'express';
@@ -64,16 +65,32 @@ export function maskSecrets(url: string): string {
 }
 
 function maskPair(pair: string): string {
-  const equals = pair.indexOf('=');
-  const name = equals < 0 ? pair : pair.slice(0, equals);
+  const name = nameOf(pair);
   return isSecretName(name) ? `${name}=[redacted]` : pair;
+}
+
+/** Whether a URL's query carries a secret (a parameter `maskSecrets` masks): its answer must never be shared. */
+export function carriesSecret(url: string): boolean {
+  const question = url.indexOf('?');
+  return (
+    question >= 0 &&
+    url
+      .slice(question + 1)
+      .split('&')
+      .some((pair) => isSecretName(nameOf(pair)))
+  );
+}
+
+function nameOf(pair: string): string {
+  const equals = pair.indexOf('=');
+  return equals < 0 ? pair : pair.slice(0, equals);
 }
 
 /**
  * The query parser decodes a name once (`%70assword` is `password` to the handlers); a proxy in front may decode
  * again, so names are decoded until they stop changing. Any bracketed part counts (`pwd[]`, `key[0]`, `a[pass]`).
  */
-function isSecretName(raw: string): boolean {
+export function isSecretName(raw: string): boolean {
   let name = raw.replace(/\+/g, ' ');
   for (let i = 0; i < 5; i++) {
     const decoded = safeDecode(name);

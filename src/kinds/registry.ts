@@ -29,7 +29,7 @@ interface KindDeclaration {
   answersLocation: boolean;
   /** Its public pages' path, `{site}/event/{slug}/`: the plugin's permalinks (docs/compatibility.md §7.3). */
   publicPath: string;
-  /** The GETs of one record whose ETag and 304 come from the data version (http/caching.ts). */
+  /** The GETs of one record: their ETag leads with its version (http/caching.ts). */
   singleReads: ReadonlyArray<keyof operations>;
 }
 
@@ -104,6 +104,3 @@ export const KIND_NAMES = Object.keys(KINDS) as Kind[];
 export function declared<F extends keyof KindDeclaration>(field: F): Array<Declared<F>> {
   return [...new Set(KIND_NAMES.map((kind) => KINDS[kind][field] as Declared<F>))];
 }
-
-/** The operationIds of every kind's single-record GETs. */
-export const SINGLE_READS: ReadonlySet<string> = new Set(KIND_NAMES.flatMap((kind) => KINDS[kind].singleReads));

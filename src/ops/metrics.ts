@@ -130,22 +130,17 @@ interface TarnPool {
 }
 
 /**
- * `GET /metrics` in the Prometheus text format. With a token configured, only `Authorization: Bearer <token>`
- * reads it (compared in constant time: digests of equal length, whatever was sent).
+ * `GET /metrics` in the Prometheus text format, to `Authorization: Bearer <METRICS_TOKEN>` only (compared in constant
+ * time: digests of equal length, whatever was sent). Without a token configured it answers no one: its counters
+ * tell when writes happen, private ones included (docs/decisions.md D122).
  */
 export function metricsRoute(metrics: Metrics, token?: string): RequestHandler {
   const expected = token ? digest(token) : undefined;
   return async (req, res) => {
-    if (expected) {
-      const sent = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim() ?? '';
-      if (!timingSafeEqual(digest(sent), expected)) {
-        res
-          .status(401)
-          .setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
-          .type('text/plain')
-          .send('unauthorized\n');
-        return;
-      }
+    const sent = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim() ?? '';
+    if (!expected || !timingSafeEqual(digest(sent), expected)) {
+      res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"').type('text/plain').send('unauthorized\n');
+      return;
     }
     res.setHeader('Cache-Control', 'no-store');
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

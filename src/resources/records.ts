@@ -18,6 +18,7 @@ import { toWireTerm } from './terms/mapper';
 import { findTerm, slugPaths, type TermRow } from './terms/repository';
 import { CATEGORIES, TAGS, type TaxonomyInfo, type TermKey, type TermWire } from './terms/taxonomies';
 import { translatePosts, translateTerms } from './translations';
+import { versionTag } from '../core/preconditions';
 
 type Event = components['schemas']['Event'];
 
@@ -138,6 +139,40 @@ const READERS: Record<Resource, (reader: Reader, id: number) => Promise<WireReco
   category: (reader, id) => readTerm(reader, CATEGORIES, id),
   tag: (reader, id) => readTerm(reader, TAGS, id),
 };
+
+/**
+ * A record's single read as `reader` gets it (`GET /events/{id}` and the like, without `password`): its version tag and
+ * the bytes of its JSON (those the cache would hold), taken from one row, or undefined when they may not read it. The ETags of write answers and
+ * of 412s are made from it (http/caching.ts), so that they name what the record's GET answers.
+ */
+export async function singleReadAnswer(
+  reader: Reader,
+  table: 'posts' | 'terms',
+  id: number,
+): Promise<{ version: string; bytes: Buffer } | undefined> {
+  // rendered apart from the cache: a write's answer leaves the cache to the reads
+  const answer = (row: { id: number; version: number }, records: unknown[]) => ({
+    version: versionTag(row),
+    bytes: Buffer.from(JSON.stringify(records[0])),
+  });
+  if (table === 'terms') {
+    const found = (await reader.db('terms').where({ id }).first('taxonomy')) as { taxonomy: string } | undefined;
+    const info = found && [CATEGORIES, TAGS].find((taxonomy) => taxonomy.taxonomy === found.taxonomy);
+    const row = info && (await findTerm(reader.db, info.taxonomy, id));
+    return row && answer(row, await renderTerms(reader, info, [row]));
+  }
+  const post = (await reader.db('posts').where({ id }).first('type')) as { type: string } | undefined;
+  if (post?.type === 'event') {
+    const row = await findEvent(reader.db, id);
+    if (!row || row.status === 'trash' || !canRead(reader.caller, 'events', owned(row))) return undefined;
+    if (!unlocked(row, reader.caller, undefined)) return undefined;
+    return answer(row, await renderEvents(reader, [row], { single: true }));
+  }
+  const kind = [VENUES, ORGANIZERS].find((linked) => linked.type === post?.type);
+  const row = kind && (await kind.load(reader.db, [id])).get(id);
+  if (!kind || !row || !canRead(reader.caller, kind.plural, owned(row))) return undefined;
+  return answer(row, await renderLinked(reader, kind, [row], true));
+}
 
 /** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
 export function readRecord(reader: Reader, resource: Resource, id: number): Promise<WireRecord | undefined> {

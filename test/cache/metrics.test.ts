@@ -7,14 +7,14 @@ import { loadConfig } from '../../src/config';
 import { createRepresentationCache } from '../../src/cache/representations';
 import { createMetrics } from '../../src/metrics/registry';
 import { http, NS, startService, type TestService } from '../support/app';
-import { startNode } from './support';
+import { SCRAPE, SCRAPE_TOKEN, startNode } from './support';
 
 const value = (metrics: string, name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
 
 describe('the representation cache, observed', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startService('sqlite');
+    service = await startService('sqlite', { METRICS_TOKEN: SCRAPE_TOKEN });
   });
   afterAll(() => service.close());
 
@@ -35,7 +35,11 @@ describe('the representation cache, observed', () => {
       const node = await startNode(service, { renderCache });
       try {
         for (let i = 0; i < 3; i++) await request(node.server).get(`${NS}/events/${created.body.id}`).expect(200);
-        const metrics = (await request(node.server).get('/metrics')).text;
+        const metrics = (
+          await request(node.server)
+            .get('/metrics')
+            .set(...SCRAPE)
+        ).text;
         expect(value(metrics, 'representation_cache_hits_total')).toBe(renderCache ? 2 : 0);
         expect(value(metrics, 'representation_cache_misses_total')).toBe(renderCache ? 1 : 3);
         if (renderCache) expect(value(metrics, 'representation_cache_bytes')).toBeGreaterThan(1000);

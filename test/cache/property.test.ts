@@ -8,7 +8,7 @@ import request from 'supertest';
 import { ENGINES } from '../support/engines';
 import { NS, startService, type TestService } from '../support/app';
 import type { Role } from '../../src/users/roles';
-import { read, startNode, type Node } from './support';
+import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 const ROLES: Array<Role | undefined> = [undefined, 'author', 'editor'];
@@ -48,7 +48,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
   const venues: number[] = [];
   const categories: number[] = [];
   beforeAll(async () => {
-    service = await startService(engine);
+    service = await startService(engine, { METRICS_TOKEN: SCRAPE_TOKEN });
     cached = await startNode(service, { renderCache: true });
     reference = await startNode(service, { renderCache: false });
     for (let i = 0; i < 3; i++) {
@@ -144,7 +144,11 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
       { numRuns: 8, seed: 22, endOnFailure: true },
     );
     // and the cache was at work (writes are frequent here, so misses outnumber hits: the point is the comparison)
-    const metrics = (await request(cached.server).get('/metrics')).text;
+    const metrics = (
+      await request(cached.server)
+        .get('/metrics')
+        .set(...SCRAPE)
+    ).text;
     const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
     expect(value('representation_cache_hits_total')).toBeGreaterThan(50);
   });

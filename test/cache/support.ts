@@ -17,6 +17,10 @@ export interface Node {
   close(): Promise<void>;
 }
 
+/** The `METRICS_TOKEN` of the cache tests' services, and the header that scrapes their `/metrics`. */
+export const SCRAPE_TOKEN = 'cache tests scrape';
+export const SCRAPE = ['Authorization', `Bearer ${SCRAPE_TOKEN}`] as const;
+
 export async function startNode(service: TestService, { renderCache }: { renderCache: boolean }): Promise<Node> {
   const { database } = service;
   const config = { ...service.config, renderCache };

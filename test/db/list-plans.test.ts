@@ -17,6 +17,7 @@ import { prepareSearch, type SearchQuery } from '../../src/search/predicate';
 import { unlockedRule } from '../../src/resources/events/access';
 import { dueQuery, scheduledQuery } from '../../src/publishing/repository';
 import { SCHEDULED_KINDS } from '../../src/publishing/publish';
+import { whereLinkedReadable } from '../../src/resources/posts/rules';
 
 const BIG_TABLES = ['events', 'posts'];
 
@@ -90,6 +91,8 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     (isPostgres(database.db) ? postgresScans : sqliteScans)(database.db, query, big);
   // a search applied as its matching documents (as when it matches more than a thousand events), not as their ids
   const withoutIds = (search: SearchQuery | undefined) => search && { ...search, ids: undefined };
+  const anonymousVenues = (query: Knex.QueryBuilder, posts: string) =>
+    whereLinkedReadable(query, undefined, 'venues', posts);
   const window = { statuses: ['publish'], startFrom: '2027-06-14 00:00:00', endTo: '2029-06-15 23:59:59' };
 
   const shapes: Array<[string, () => Promise<EventFilters>]> = [
@@ -105,6 +108,17 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     [
       'geolocation',
       async () => ({ ...window, venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }) }),
+    ],
+    [
+      'geolocation, through the venues an anonymous caller may read',
+      async () => ({
+        ...window,
+        venueIds: await venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 }, anonymousVenues),
+      }),
+    ],
+    [
+      'geoloc (a readable venue with coordinates)',
+      async () => ({ ...window, geolocated: true, readableVenues: anonymousVenues }),
     ],
     ['featured', async () => ({ ...window, featured: true })],
     [

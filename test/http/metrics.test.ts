@@ -10,6 +10,9 @@ import { startDispatcher } from '../../src/integrations/webhooks/dispatcher';
 import { createLogger } from '../../src/logger';
 import { extendHorizons } from '../../src/resources/series/horizon';
 
+/** The `METRICS_TOKEN` a scrape sends (without one, `/metrics` answers no one). */
+const TOKEN = 'a test scrape token';
+
 /** The value of one sample line, e.g. `http_requests_total{operation="listEvents",method="GET",status_class="2xx"}`. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
@@ -29,11 +32,15 @@ function promtool(text: string) {
 describe.each(ENGINES)('metrics on %s', (engine) => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startService(engine, { LOGIN_MAX_FAILURES: '2', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
+    service = await startService(engine, {
+      LOGIN_MAX_FAILURES: '2',
+      LOGIN_FAILURE_WINDOW_SECONDS: '600',
+      METRICS_TOKEN: TOKEN,
+    });
   });
   afterAll(() => service.close());
   const scrape = async () => {
-    const res = await http(service).get('/metrics');
+    const res = await http(service).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     return res.text;
@@ -169,7 +176,11 @@ describe.each(ENGINES)('webhook outbox metrics on %s', (engine) => {
     req.on('end', () => res.writeHead(statuses.shift() ?? 200).end('ok'));
   });
   beforeAll(async () => {
-    service = await startService(engine, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '1' });
+    service = await startService(engine, {
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      WEBHOOK_RETRY_SCHEDULE: '1',
+      METRICS_TOKEN: TOKEN,
+    });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   });
   afterAll(async () => {
@@ -190,7 +201,7 @@ describe.each(ENGINES)('webhook outbox metrics on %s', (engine) => {
         .auth(...service.as('administrator'))
         .send(body);
     const scrape = async () => {
-      const text = (await http(service).get('/metrics').expect(200)).text;
+      const text = (await http(service).get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text;
       const outcome = (o: string) => sample(text, 'webhook_deliveries_total', { outcome: o }) ?? 0;
       return {
         depth: sample(text, 'webhook_outbox_depth'),
@@ -240,6 +251,28 @@ describe.each(ENGINES)('metrics protected by METRICS_TOKEN on %s', (engine) => {
     const res = await http(service).get('/metrics').set('Authorization', 'Bearer a scrape secret');
     expect(res.status).toBe(200);
     expect(res.text).toContain('# TYPE http_requests_total counter');
+  });
+});
+
+describe.each(ENGINES)('metrics without METRICS_TOKEN on %s', (engine) => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
+  afterAll(() => service.close());
+
+  it('answers no one: closed by default', async () => {
+    await http(service).get(`${NS}/events`).expect(200);
+    for (const header of [undefined, 'Bearer ', 'Bearer undefined', 'Basic YTpi']) {
+      const req = http(service).get('/metrics');
+      const res = await (header ? req.set('Authorization', header) : req);
+      expect([res.status, res.headers['www-authenticate']]).toEqual([401, 'Bearer realm="metrics"']);
+      expect(res.text).not.toContain('http_requests_total');
+    }
+    const admin = await http(service)
+      .get('/metrics')
+      .auth(...service.as('administrator'));
+    expect(admin.status).toBe(401);
   });
 });
 

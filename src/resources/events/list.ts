@@ -12,12 +12,12 @@ import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/da
 import { ApiError, invalidParam } from '../../core/errors';
 import { isTrue, isTruthyText } from '../../core/flags';
 import type { ListSource, Representation } from '../../core/lists';
-import { can, type Caller } from '../../users/roles';
+import { can, canRead, type Caller, type OwnedRecord } from '../../users/roles';
 import { eventBytes } from '../records';
 import { withModifiedRange } from '../posts/modified';
-import { eventExists, existingIds } from '../posts/repository';
+import { eventExists, ownersOf } from '../posts/repository';
 import { roundCoordinate } from '../../domain/geo';
-import { listStatuses, whereReadable } from '../posts/rules';
+import { listStatuses, whereLinkedReadable, whereReadable } from '../posts/rules';
 import { resolveTermRefs, withDescendants, type Taxonomy } from '../terms/repository';
 import { listEvents, venueIdsNear, type EventFilters, type EventRow } from './repository';
 import { prepareSearch } from '../../search/predicate';
@@ -67,6 +67,7 @@ export async function eventFilters(
   const statuses = listStatuses(caller, 'events', q.status);
   const filters: EventFilters = {
     statuses,
+    readableVenues: (query, posts) => whereLinkedReadable(query, caller, 'venues', posts),
     readable: needsReadableFilter(caller)
       ? (query, { e = 'e', p = 'p' } = { p: 'p' }) =>
           whereReadable(query, caller, 'events', `${e}.status`, () => `${p}.author_id`)
@@ -80,18 +81,15 @@ export async function eventFilters(
   }
   if (q.categories) filters.categoryIds = await termFilter(db, 'tribe_events_cat', 'categories', q.categories, true);
   if (q.tags) filters.tagIds = await termFilter(db, 'post_tag', 'tags', q.tags, false);
-  if (q.venue) filters.venueIds = await postFilter(db, 'venue', q.venue);
-  if (q.organizer) filters.organizerIds = await postFilter(db, 'organizer', q.organizer);
+  if (q.venue) filters.venueIds = await postFilter(db, caller, 'venue', q.venue);
+  if (q.organizer) filters.organizerIds = await postFilter(db, caller, 'organizer', q.organizer);
   if (q.featured !== undefined) filters.featured = isTrue(q.featured);
   if (q.geoloc !== undefined) filters.geolocated = isTrue(q.geoloc);
   if (q.geoloc_lat !== undefined || q.geoloc_lng !== undefined) {
     if (q.geoloc_lat === undefined) throw invalidParam('geoloc_lat', 'geoloc_pair');
     if (q.geoloc_lng === undefined) throw invalidParam('geoloc_lng', 'geoloc_pair');
-    const near = await venueIdsNear(db, {
-      lat: roundCoordinate(q.geoloc_lat),
-      lng: roundCoordinate(q.geoloc_lng),
-      radiusKm: q.geoloc_radius ?? 25,
-    });
+    const point = { lat: roundCoordinate(q.geoloc_lat), lng: roundCoordinate(q.geoloc_lng) };
+    const near = await venueIdsNear(db, { ...point, radiusKm: q.geoloc_radius ?? 25 }, filters.readableVenues);
     const found = new Set(near);
     filters.venueIds = filters.venueIds ? filters.venueIds.filter((id) => found.has(id)) : near;
   }
@@ -160,11 +158,24 @@ async function termFilter(
   return descendants ? withDescendants(db, taxonomy, ids) : ids;
 }
 
-async function postFilter(db: Executor, type: 'venue' | 'organizer', ids: number[]): Promise<number[]> {
-  const existing = await existingIds(db, type, ids);
-  if (ids.some((id) => !existing.has(id)))
+/**
+ * Venue or organizer ids that must all exist. Those the caller may not read match nothing, as if the events did not
+ * link them (docs/decisions.md D63, D120): a filter finds an event only through what its answer would embed.
+ */
+async function postFilter(
+  db: Executor,
+  caller: Caller | undefined,
+  type: 'venue' | 'organizer',
+  ids: number[],
+): Promise<number[]> {
+  const owners = await ownersOf(db, type, ids);
+  if (ids.some((id) => !owners.has(id)))
     throw invalidParam(type, type === 'venue' ? 'venue_invalid' : 'organizer_invalid');
-  return ids;
+  const plural = type === 'venue' ? 'venues' : 'organizers';
+  return ids.filter((id) => {
+    const owner = owners.get(id) as OwnedRecord;
+    return owner.status !== 'trash' && canRead(caller, plural, owner);
+  });
 }
 
 /**

@@ -92,6 +92,8 @@ export interface EventFilters {
   featured?: boolean;
   /** true: venue has coordinates; false: it has none. */
   geolocated?: boolean;
+  /** Restricts venues (their posts at the alias given) to those the caller may read: others count as unlinked. */
+  readableVenues?: VenueRule;
   include?: number[];
   postParent?: number;
   /** Leaves out password-protected events (feeds). */
@@ -101,6 +103,9 @@ export interface EventFilters {
   /** Only the first occurrence of each series in the window. */
   collapseRecurring?: boolean;
 }
+
+/** Adds to a query of venues (joined with their posts at `posts`) the condition that the caller may read them. */
+export type VenueRule = (query: Knex.QueryBuilder, posts: string) => Knex.QueryBuilder;
 
 /** The page of a list and its exact total (counted only when the page does not tell it). */
 export async function listEvents(
@@ -173,6 +178,7 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
       .whereRaw('v.post_id = ??', [`${e}.venue_id`])
       .whereNotNull('v.geo_lat')
       .whereNotNull('v.geo_lng');
+    if (f.readableVenues) f.readableVenues(located.join('posts as vp', 'vp.id', 'v.post_id'), 'vp');
     if (f.geolocated) q.whereExists(located);
     else q.whereNotExists(located);
   }
@@ -217,17 +223,21 @@ const EARTH_RADIUS_KM = 6371;
 /**
  * Venues within `radiusKm` of a point: a bounding box the spatial index serves (db/geo.ts), then the exact
  * great-circle distance (haversine, written with functions both engines have). Lists then read the events of these
- * venues through the venue index, in the window, instead of testing every event of the window.
+ * venues through the venue index, in the window, instead of testing every event of the window. `readable` keeps the
+ * venues the caller may read.
  */
 export async function venueIdsNear(
   db: Executor,
   { lat, lng, radiusKm }: { lat: number; lng: number; radiusKm: number },
+  readable?: VenueRule,
 ): Promise<number[]> {
   const dLat = (radiusKm / EARTH_RADIUS_KM) * (180 / Math.PI);
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const dLng = cosLat > 1e-6 ? Math.min(180, dLat / cosLat) : 180;
   const longitudes = lng - dLng >= -180 && lng + dLng <= 180 ? { west: lng - dLng, east: lng + dLng } : {};
   const query = venuesInBox(db, { south: lat - dLat, north: lat + dLat, ...longitudes }).select('v.post_id');
+  // each venue's post by its primary key: venues the caller may not read are not near anything (D63)
+  if (readable) readable(query.join('posts as vp', 'vp.id', 'v.post_id'), 'vp');
   // 2r·asin(√(sin²(Δφ/2) + cos φ1 cos φ2 sin²(Δλ/2))) ≤ d  ⇔  the term under the root ≤ sin²(d/2r)
   const limit = Math.sin(Math.min(Math.PI / 2, radiusKm / (2 * EARTH_RADIUS_KM))) ** 2;
   const rows: Array<{ post_id: number }> = await query

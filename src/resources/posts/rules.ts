@@ -79,6 +79,20 @@ export function whereReadable(
   });
 }
 
+/**
+ * Restricts a query of venues or organizers (their posts at `posts`) to those the caller may read, trashed ones left
+ * out for everyone: what an event embeds (docs/decisions.md D63), and so what its filters match through.
+ */
+export function whereLinkedReadable(
+  query: Knex.QueryBuilder,
+  caller: Caller | undefined,
+  type: 'venues' | 'organizers',
+  posts: string,
+): Knex.QueryBuilder {
+  query.whereNot(`${posts}.status`, 'trash');
+  return whereReadable(query, caller, type, `${posts}.status`, () => `${posts}.author_id`);
+}
+
 /** Constant-time comparison of a sent password with the record's (which is non-empty). */
 export function passwordMatches(sent: string | undefined, stored: string): boolean {
   if (sent === undefined) return false;
