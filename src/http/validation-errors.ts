@@ -56,7 +56,7 @@ function fromItems(items: ValidatorItem[]): ApiError {
     .filter((item) => item.errorCode === 'required.openapi.validation' && (item.path ?? '').split('/').length === 3)
     .map(parameterName);
   if (missing.length) return missingParams([...new Set(missing)]);
-  // the spec admits only the false values of `ticketed`: a true one fails its `not`, and gets the plugin's answer
+  // the spec admits only the false values of `ticketed`: any other gets the plugin's answer
   if (items.length && items.every(isTicketedRefusal)) return ticketsUnavailable();
   const params: Record<string, ParamProblem> = {};
   for (const item of items) {
@@ -67,7 +67,7 @@ function fromItems(items: ValidatorItem[]): ApiError {
 }
 
 function isTicketedRefusal(item: ValidatorItem): boolean {
-  return item.path === '/query/ticketed' && item.errorCode === 'not.openapi.validation';
+  return item.path === '/query/ticketed';
 }
 
 /** `/query/per_page`, `/body/venue/zip`, `/params/id` → the top-level parameter name. */
