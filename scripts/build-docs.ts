@@ -4,7 +4,8 @@
  *     generated/openapi.<lang>.json (languages whose localized bundle does not exist yet are left out, with a warning),
  *   - `redoc.standalone.js`: the Redoc bundle the pages hydrate with. `redocly build-docs` points the pages at
  *     Redocly's CDN; the service runs without internet, so the pages load the copy shipped inside @redocly/cli
- *     instead (its sha384 is checked against the page's `integrity`, kept only when they match),
+ *     instead (its sha384 is checked against the page's `integrity`, kept only when they match), less the one
+ *     thing it would fetch from another host (see `offlineBundle`),
  *   - `index.html`: the service name and a link to each language, labelled in that language.
  * The site is built in a temporary folder next to dist/docs/ and then swapped in whole.
  */
@@ -37,18 +38,39 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
   sv: 'Svenska',
 };
 
-/** The local Redoc bundle: its version (from its licence header) and its SRI hash. */
+/**
+ * The local Redoc bundle: its version (from its licence header), the SRI hash of the copy in @redocly/cli (which a
+ * page built for it names) and the copy the site serves, with that copy's hash.
+ */
 interface Bundle {
   version: string | undefined;
   integrity: string;
+  served: string;
+  servedIntegrity: string;
 }
+
+const sri = (content: string | Buffer) => `sha384-${createHash('sha384').update(content).digest('base64')}`;
 
 function readBundle(): Bundle {
   if (!fs.existsSync(REDOC_BUNDLE))
     throw new Error(`${path.relative(PROJECT_ROOT, REDOC_BUNDLE)} not found: is @redocly/cli installed?`);
-  const content = fs.readFileSync(REDOC_BUNDLE);
-  const version = /^\s*\*\s*Version:\s*(\S+)/m.exec(content.subarray(0, 1000).toString('utf8'))?.[1];
-  return { version, integrity: `sha384-${createHash('sha384').update(content).digest('base64')}` };
+  const content = fs.readFileSync(REDOC_BUNDLE, 'utf8');
+  const version = /^\s*\*\s*Version:\s*(\S+)/m.exec(content.slice(0, 1000))?.[1];
+  const served = offlineBundle(content);
+  return { version, integrity: sri(content), served, servedIntegrity: sri(served) };
+}
+
+/**
+ * The sidebar's "API docs by Redocly" shows a logo from cdn.redoc.ly once mounted; the pages' policy blocks it, so
+ * readers saw a broken image (and the console an error) until the image gave up. The copy the site serves never
+ * mounts it: the attribution keeps its name as text (see `offlineHead`).
+ */
+export function offlineBundle(content: string): string {
+  const logo = /(useEffect\)\(\(\)=>\{)(\w+)\(!0\)(\},\[\]\),\w+\?\(0,\w+\.jsx\)\(`img`,\{alt:`redocly logo`)/g;
+  const found = content.match(logo)?.length ?? 0;
+  if (found !== 1)
+    throw new Error(`the Redoc bundle's logo component has changed (${found} matches): update scripts/build-docs.ts`);
+  return content.replace(logo, (_all, open: string, _show: string, rest: string) => `${open}${rest}`);
 }
 
 /**
@@ -79,14 +101,37 @@ export function localisePage(html: string, lang: string, bundle: Bundle): { html
   if (integrity && integrity !== bundle.integrity) {
     warnings.push(`the page's integrity ${integrity} is not the local bundle's ${bundle.integrity}: dropped`);
     link = link.replace(/\s+integrity="[^"]*"/, '');
+  } else if (integrity) {
+    link = link.replace(integrity, bundle.servedIntegrity);
   }
   let page = html.replace(preload, link).replace(new RegExp(CDN_URL, 'g'), `../${BUNDLE_NAME}`);
   page = page.replace(/<html\b[^>]*>/, `<html lang="${lang}">`);
+  page = resolveServerUrls(page);
   if (page.includes('cdn.redocly.com')) throw new Error('a reference to cdn.redocly.com is left in the page');
   // right after <meta charset> (which must stay in the first 1024 bytes), before any script
   const anchor = /<meta charset="[^"]*"\s*\/?>/.exec(page)?.[0] ?? /<head>/.exec(page)?.[0];
   if (!anchor) throw new Error('the page of redocly build-docs has no <head>');
   return { html: page.replace(anchor, `${anchor}\n  ${offlineHead(page)}`), warnings };
+}
+
+/**
+ * The servers panel and the MCP panel (`x-mcp.servers`: the "Connect" buttons of an assistant) show URLs that start
+ * with `{base_url}`; Redoc would resolve them against the page (`…/docs/en/{base_url}/…`). The real base is known
+ * only where the page is served, `{base_url}/docs/<lang>/`: the page puts it in before Redoc hydrates.
+ */
+function resolveServerUrls(page: string): string {
+  const call = 'hydrate(__redoc_definition,';
+  if (!page.includes(call))
+    throw new Error('the page of redocly build-docs no longer calls hydrate(__redoc_definition');
+  const resolve = [
+    'const __base_url = new URL("../..", location.href).href.replace(/\\/$/, "");',
+    'for (const server of [...(__redoc_definition.servers ?? []), ...(__redoc_definition["x-mcp"]?.servers ?? [])]) {',
+    '  server.url = server.url.replace("{base_url}", __base_url);',
+    '  if (server.variables) delete server.variables.base_url;',
+    '  if (server.variables && !Object.keys(server.variables).length) delete server.variables;',
+    '}',
+  ].join('\n');
+  return page.replace(call, () => `${resolve}\n${call}`);
 }
 
 /**
@@ -218,7 +263,7 @@ async function main(): Promise<void> {
         )
       ).flat(),
     );
-    fs.copyFileSync(REDOC_BUNDLE, path.join(outDir, BUNDLE_NAME));
+    fs.writeFileSync(path.join(outDir, BUNDLE_NAME), bundle.served);
     const title = (JSON.parse(fs.readFileSync(english, 'utf8')) as { info: { title: string } }).info.title;
     fs.writeFileSync(path.join(outDir, 'index.html'), indexPage(title, languages));
     fs.rmSync(DOCS_SITE, { recursive: true, force: true });

@@ -43,6 +43,16 @@ export function invalidParam(name: string, key: MessageKey = 'invalid_param', va
   return invalidParams({ [name]: [key, values] });
 }
 
+/**
+ * `ticketed=true`: no tickets are sold here, so `rest_invalid_param` whose `details` carry the plugin's sub-error
+ * `event-tickets-not-active` (docs/compatibility.md §2.2).
+ */
+export function ticketsUnavailable(): ApiError {
+  const error = invalidParam('ticketed', 'tickets_unavailable');
+  const details = { ticketed: { code: 'event-tickets-not-active', data: { status: 400 } } };
+  return new ApiError(error.status, error.code, error.messageKey, error.values, { details }, error.params);
+}
+
 export function missingParams(names: string[]): ApiError {
   return new ApiError(
     400,

@@ -5,7 +5,7 @@
  */
 import { error as validatorErrors } from 'express-openapi-validator';
 import type { MessageKey } from '../i18n/messages';
-import { ApiError, invalidParams, missingParams, type ParamProblem } from '../core/errors';
+import { ApiError, invalidParams, missingParams, ticketsUnavailable, type ParamProblem } from '../core/errors';
 
 /** One failed check, as the validator reports it: `/query/per_page`, a message, `<keyword>.openapi.validation`. */
 export interface ValidatorItem {
@@ -58,12 +58,18 @@ export function fromItems(items: ValidatorItem[]): ApiError {
     .filter((item) => item.errorCode === 'required.openapi.validation' && (item.path ?? '').split('/').length === 3)
     .map(parameterName);
   if (missing.length) return missingParams([...new Set(missing)]);
+  // the spec admits only the false values of `ticketed`: any other gets the plugin's answer
+  if (items.length && items.every(isTicketedRefusal)) return ticketsUnavailable();
   const params: Record<string, ParamProblem> = {};
   for (const item of items) {
     const name = parameterName(item);
     params[name] ??= problem(item);
   }
   return invalidParams(Object.keys(params).length ? params : { body: ['invalid_param'] });
+}
+
+function isTicketedRefusal(item: ValidatorItem): boolean {
+  return item.path === '/query/ticketed';
 }
 
 /** `/query/per_page`, `/body/venue/zip`, `/params/id` → the top-level parameter name. */

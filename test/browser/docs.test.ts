@@ -251,6 +251,51 @@ describe('documentation site in Chromium', () => {
     }
   });
 
+  it.each([...LANGUAGES])('shows the MCP endpoint of this service and no broken image in %s', async (lang) => {
+    const { page, external, errors } = await openPage();
+    try {
+      const site = base.replace('127.0.0.1', SITE_NAME);
+      await page.goto(`${site}/docs/${lang}/`);
+      // the MCP panel (Redoc's, from the spec's `x-mcp.servers`): the endpoint where this service answers MCP, which
+      // its "Connect" buttons hand to an assistant; not the REST namespace, not a `{base_url}` template
+      const endpoint = page.locator(`a[href="${site}/mcp"]`);
+      await endpoint.waitFor({ state: 'visible', timeout: 30_000 });
+      await expect(endpoint.textContent()).resolves.toBe(`${site}/mcp`);
+      await expect(page.locator('a[href*="{base_url}"], a[href*="%7Bbase_url%7D"]').count()).resolves.toBe(0);
+      const connect = page.getByRole('button', { name: 'Connect to Cursor' });
+      await expect(connect.count()).resolves.toBe(1);
+      const opened: string[] = [];
+      await page.exposeFunction('recordOpen', (url: string) => opened.push(url));
+      await page.evaluate('window.open = (url) => { window.recordOpen(String(url)); return null; }');
+      await connect.click();
+      for (let waited = 0; !opened.length && waited < 10_000; waited += 100) await page.waitForTimeout(100);
+      const deeplink = new URL(opened[0]);
+      const config = JSON.parse(Buffer.from(deeplink.searchParams.get('config') ?? '', 'base64').toString('utf8'));
+      expect(config.url).toBe(`${site}/mcp`);
+
+      // every image has loaded (the sidebar's "API docs by Redocly" logo lived on a CDN the page's policy blocks)
+      await page.waitForLoadState('networkidle');
+      const images = await page
+        .locator('img')
+        .evaluateAll((all) =>
+          all.map((img) => ({ src: img.getAttribute('src'), width: Reflect.get(img, 'naturalWidth') })),
+        );
+      expect(images.filter((img) => img.width === 0)).toEqual([]);
+      // the attribution keeps the name as text instead
+      const attribution = page.locator('a[href="https://redocly.com/redoc/"]');
+      await expect(attribution.locator('img').count()).resolves.toBe(0);
+      await expect(
+        page.evaluate(
+          `getComputedStyle(document.querySelector('a[href="https://redocly.com/redoc/"] p'), '::after').content`,
+        ),
+      ).resolves.toBe('" Redocly"');
+      expect(sent(external)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(['en', 'ja', 'nl'])('renders the operations in %s', async (lang) => {
     const summary = expectedSummary(lang);
     const events = eventSummaries(lang);

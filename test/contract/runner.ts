@@ -427,8 +427,6 @@ export class ContractRun {
       author: w.user,
       cursor: undefined,
       key: undefined,
-      // documented: this service sells no tickets, so `true` is refused (docs/decisions.md D23)
-      ticketed: 'false',
     };
     return name in named ? named[name] : value;
   }

@@ -451,4 +451,55 @@ describe.each(ENGINES)('fuzz regressions on %s', (engine) => {
       expect(res.body.events.map((e: { id: number }) => e.id)).toContain(event.id);
     });
   });
+
+  describe('what Schemathesis found (its spec fuzzer, ../shared/tools/check-schemathesis.sh)', () => {
+    it.each(['/events', '/events/ical', '/events/occurrences'])(
+      'an unknown event id on %s/{id} is 404 rest-event-not-found, as on /events/{id}',
+      async (path) => {
+        for (const id of [0, 999_999, 2_147_483_647]) {
+          const res = await client(service)
+            .get(`${NS}${path}/${id}`)
+            .auth(...admin());
+          expectError(res, [404]);
+          expect([path, id, res.body.code]).toEqual([path, id, 'rest-event-not-found']);
+        }
+      },
+    );
+
+    it.each(['/events', '/events/ical', '/events/occurrences'])(
+      'the id of a venue on %s/{id} is 400 rest-invalid-event-id, as on /events/{id}',
+      async (path) => {
+        const venue = (
+          await client(service)
+            .post(`${NS}/venues`)
+            .auth(...admin())
+            .send({ venue: `Hall ${path}` })
+        ).body;
+        const res = await client(service)
+          .get(`${NS}${path}/${venue.id}`)
+          .auth(...admin());
+        expectError(res, [400]);
+        expect(res.body.code).toBe('rest-invalid-event-id');
+      },
+    );
+
+    // the spec declared every flag value, and the service refused the true ones: the spec now admits only `false`
+    it.each(['true', 'TRUE', '1'])(
+      "ticketed=%s is refused on both lists with the plugin's sub-error",
+      async (value) => {
+        for (const path of ['/events', '/events/ical']) {
+          const res = await client(service).get(`${NS}${path}?ticketed=${value}`);
+          expectInvalid(res, 'ticketed');
+          expect(res.body).toMatchObject({ data: { details: { ticketed: { code: 'event-tickets-not-active' } } } });
+        }
+      },
+    );
+
+    it.each(['false', 'FALSE', '0'])('ticketed=%s is accepted on both lists', async (value) => {
+      for (const path of ['/events', '/events/ical']) {
+        const res = await client(service).get(`${NS}${path}?ticketed=${value}`);
+        expect([path, res.status]).toEqual([path, 200]);
+      }
+    });
+  });
 });

@@ -9,7 +9,7 @@ import type { Config } from '../../config';
 import type { Executor } from '../../db/types';
 import { now as clockNow } from '../../domain/clock';
 import { endOfDay, formatUtc, parseDateInput, startOfDay } from '../../domain/dates';
-import { ApiError, invalidParam } from '../../core/errors';
+import { invalidParam, ticketsUnavailable } from '../../core/errors';
 import { isTrue, isTruthyText } from '../../core/flags';
 import type { ListSource, Representation } from '../../core/lists';
 import { can, canRead, type Caller, type OwnedRecord } from '../../users/roles';
@@ -62,7 +62,7 @@ export async function eventFilters(
   window = LIST_WINDOW,
 ): Promise<EventFilters> {
   if (q.ticketed !== undefined && isTrue(q.ticketed)) {
-    throw invalidParams400('ticketed', { code: 'event-tickets-not-active', message: 'tickets_unavailable' });
+    throw ticketsUnavailable();
   }
   const statuses = listStatuses(caller, 'events', q.status);
   const filters: EventFilters = {
@@ -176,20 +176,4 @@ async function postFilter(
     const owner = owners.get(id) as OwnedRecord;
     return owner.status !== 'trash' && canRead(caller, plural, owner);
   });
-}
-
-/**
- * `rest_invalid_param` whose `details` carry the sub-error, as the plugin reports `ticketed` (docs/compatibility.md
- * §2.2).
- */
-function invalidParams400(name: string, detail: { code: string; message: 'tickets_unavailable' }): ApiError {
-  const error = invalidParam(name, detail.message);
-  return new ApiError(
-    error.status,
-    error.code,
-    error.messageKey,
-    error.values,
-    { details: { [name]: { code: detail.code, data: { status: 400 } } } },
-    error.params,
-  );
 }
