@@ -15,11 +15,7 @@ describe.each(ENGINES)('allowed hosts on %s', (engine) => {
   let venueId: number;
   beforeAll(async () => {
     service = await startService(engine, { ALLOWED_HOSTS: 'calendar.example.org, 127.0.0.1', TRUST_PROXY: '1' });
-    const venue = await http(service)
-      .post(`${NS}/venues`)
-      .auth(...service.as('administrator'))
-      .send({ venue: 'Hall' });
-    venueId = venue.body.id;
+    venueId = await createHall(service);
   });
   afterAll(() => service.close());
 
@@ -60,11 +56,7 @@ describe.each(ENGINES)('hosts without a list on %s', (engine) => {
   let venueId: number;
   beforeAll(async () => {
     service = await startService(engine, { METRICS_TOKEN: TOKEN });
-    const venue = await http(service)
-      .post(`${NS}/venues`)
-      .auth(...service.as('administrator'))
-      .send({ venue: 'Hall' });
-    venueId = venue.body.id;
+    venueId = await createHall(service);
   });
   afterAll(() => service.close());
 
@@ -89,3 +81,12 @@ describe.each(ENGINES)('hosts without a list on %s', (engine) => {
     expect(again.status).toBe(200);
   });
 });
+
+/** One venue, made by the administrator: the record both suites read. */
+async function createHall(service: TestService): Promise<number> {
+  const venue = await http(service)
+    .post(`${NS}/venues`)
+    .auth(...service.as('administrator'))
+    .send({ venue: 'Hall' });
+  return venue.body.id;
+}

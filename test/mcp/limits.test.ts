@@ -94,16 +94,9 @@ describe.each(ENGINES)('MCP limits on %s', (engine) => {
 
   it('sends no argument that is not a property of the schema, whatever its name', async () => {
     const seen: string[] = [];
-    const server = createMcpServer({
-      tools: generateTools(loadSpec()),
-      rest: async (request: InnerRequest) => {
-        seen.push(request.url);
-        return { status: 200, headers: {}, body: '{"tags":[]}' };
-      },
-      basePath: '',
-      headers: {},
-      request: {},
-      version: '1',
+    const server = serverAnswering(async (request) => {
+      seen.push(request.url);
+      return TAGS;
     });
     const inner = await connectInMemory(server);
     await inner.callTool({
@@ -117,18 +110,11 @@ describe.each(ENGINES)('MCP limits on %s', (engine) => {
   it('runs the calls of one request four at a time', async () => {
     let running = 0;
     let most = 0;
-    const server = createMcpServer({
-      tools: generateTools(loadSpec()),
-      rest: async () => {
-        most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running--;
-        return { status: 200, headers: {}, body: '{"tags":[]}' };
-      },
-      basePath: '',
-      headers: {},
-      request: {},
-      version: '1',
+    const server = serverAnswering(async () => {
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+      return TAGS;
     });
     const inner = await connectInMemory(server);
     await Promise.all(Array.from({ length: 12 }, () => inner.callTool({ name: 'list_tags', arguments: {} })));
@@ -138,15 +124,11 @@ describe.each(ENGINES)('MCP limits on %s', (engine) => {
 
   it("answers an internal failure with REST's generic error, and logs its text", async () => {
     const logged: unknown[] = [];
-    const server = createMcpServer({
-      tools: generateTools(loadSpec()),
-      rest: async () => {
-        throw new RangeError('Maximum call stack size exceeded');
-      },
-      basePath: '',
-      headers: {},
+    const failing = async (): Promise<typeof TAGS> => {
+      throw new RangeError('Maximum call stack size exceeded');
+    };
+    const server = serverAnswering(failing, {
       request: { messageLanguage: 'en' },
-      version: '1',
       onError: (error) => logged.push(error),
     });
     const inner = await connectInMemory(server);
@@ -177,4 +159,22 @@ async function connectInMemory(server: ReturnType<typeof createMcpServer>): Prom
   const client = new Client({ name: 'limits', version: '1' });
   await client.connect(clientSide);
   return client;
+}
+
+const TAGS = { status: 200, headers: {}, body: '{"tags":[]}' };
+
+/** An MCP server over the spec's tools whose REST calls `rest` answers, as the endpoint builds one per request. */
+function serverAnswering(
+  rest: (request: InnerRequest) => Promise<typeof TAGS>,
+  extra: Partial<Parameters<typeof createMcpServer>[0]> = {},
+): ReturnType<typeof createMcpServer> {
+  return createMcpServer({
+    tools: generateTools(loadSpec()),
+    rest,
+    basePath: '',
+    headers: {},
+    request: {},
+    version: '1',
+    ...extra,
+  });
 }
