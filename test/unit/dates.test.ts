@@ -96,6 +96,13 @@ describe('parseDateInput', () => {
     expect(parsed(1514793600, 'Asia/Hong_Kong')?.[0]).toBe('2018-01-01 16:00:00');
   });
 
+  it('reads nothing outside four-digit years, where no wall clock can hold the instant', () => {
+    expect(parsed('-1090031991948', 'UTC')).toBeUndefined();
+    expect(parsed(253402300800, 'UTC')).toBeUndefined(); // 10000-01-01
+    expect(parsed('+10000 years', 'UTC')).toBeUndefined();
+    expect(parsed('9998-06-01 12:00:00', 'UTC')?.[1]).toBe('9998-06-01 12:00:00');
+  });
+
   it('returns the instant in the zone, with milliseconds 0', () => {
     const dt = parseDateInput('now', 'Europe/Amsterdam', new Date('2025-03-10T12:00:00.789Z'))!;
     expect(dt.zoneName).toBe('Europe/Amsterdam');
