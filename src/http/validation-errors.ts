@@ -72,10 +72,14 @@ function isTicketedRefusal(item: ValidatorItem): boolean {
   return item.path === '/query/ticketed';
 }
 
-/** `/query/per_page`, `/body/venue/zip`, `/params/id` → the top-level parameter name. */
+/** `/query/per_page`, `/body/venue/zip`, `/params/id` → the top-level parameter name; a header as the spec spells it. */
 function parameterName(item: ValidatorItem): string {
-  const [, , name] = (item.path ?? '').split('/');
-  return name ? decodeURIComponent(name.replace(/~1/g, '/').replace(/~0/g, '~')) : 'body';
+  const [, where, name] = (item.path ?? '').split('/');
+  if (!name) return 'body';
+  const decoded = decodeURIComponent(name.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return where === 'headers'
+    ? decoded.replace(/(^|-)([a-z])/g, (_all, dash, letter) => dash + letter.toUpperCase())
+    : decoded;
 }
 
 const KEYWORD_PROBLEMS: Record<string, (text: string) => ParamProblem> = {
@@ -102,6 +106,8 @@ function allowed(text: string): string {
 
 function problem(item: ValidatorItem): ParamProblem {
   const keyword = (item.errorCode ?? '').replace('.openapi.validation', '');
+  // the key's pattern says what its own message says: 1 to 255 visible ASCII characters, quoted or not
+  if (item.path === '/headers/idempotency-key') return ['idempotency_key_invalid'];
   const make = KEYWORD_PROBLEMS[keyword];
   return make ? make(item.message ?? '') : ['invalid_param' as MessageKey];
 }
