@@ -1367,6 +1367,7 @@ export interface components {
             components: Record<string, unknown>;
         };
         /**
+         * Format: strtotime
          * @description A date and time: `YYYY-MM-DD HH:MM:SS`, anything else PHP's `strtotime` reads (`2025-04-12 4pm`, `tomorrow 9am`, `next wednesday 4pm`, `+5 days 11am`), or a Unix timestamp in seconds (read as an instant). Text is read in the event's `timezone` when one is sent, else in the site's time zone.
          * @example 2025-04-12 09:00:00
          * @example tomorrow 9am
@@ -2052,6 +2053,7 @@ export interface components {
              */
             stateprovince?: string;
             /**
+             * Format: http-url
              * @description Absolute URL of the venue's website (`http://…` or `https://…`), or `""` to clear it.
              * @example https://boathouse.example.net
              */
@@ -2129,6 +2131,7 @@ export interface components {
             /** @example +31 30 123 4567 */
             phone?: string;
             /**
+             * Format: http-url
              * @description Absolute URL of the organizer's website (`http://…` or `https://…`), or `""` to clear it.
              * @example https://grc.example
              */
@@ -2242,6 +2245,7 @@ export interface components {
              */
             cost?: string | number | (string | number)[];
             /**
+             * Format: http-url
              * @description Absolute URL of the event's website (`http://…` or `https://…`), or `""` to clear it.
              * @example https://rivers.example.net/cleanup
              */

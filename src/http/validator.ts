@@ -10,6 +10,7 @@
  */
 import express, { type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { SPEC_FORMATS } from './spec-formats';
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 
@@ -27,6 +28,7 @@ export function specValidator(
         validateRequests: { allowUnknownQueryParameters: true, coerceTypes: coerceBodies, allErrors: true },
         validateResponses: validateResponses ? { allErrors: true } : false,
         validateSecurity: false,
+        formats: SPEC_FORMATS,
         $refParser: { mode: 'dereference' },
         ignorePaths: (path: string) => !path.startsWith(namespace),
       }),

@@ -6,6 +6,7 @@
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { SPEC_FORMATS } from '../../src/http/spec-formats';
 import { JSONSchemaFaker } from 'json-schema-faker';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
@@ -49,9 +50,9 @@ function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
 }
 
 export class Referee {
-  private readonly strict = addFormats(new Ajv2020({ strict: false, allErrors: false, validateFormats: true }));
+  private readonly strict = withFormats(new Ajv2020({ strict: false, allErrors: false, validateFormats: true }));
   /** Text parameters are read as their types (path, query, header): judge them as the validator reads them. */
-  private readonly text = addFormats(
+  private readonly text = withFormats(
     new Ajv2020({ strict: false, allErrors: false, coerceTypes: 'array', validateFormats: true }),
   );
   private readonly compiled = new WeakMap<object, ValidateFunction>();
@@ -127,4 +128,11 @@ export function sample(schema: Schema, random: () => number, referee: Referee): 
     if (referee.accepts(schema, value)) return value;
   }
   return undefined;
+}
+
+/** ajv-formats' formats and the spec's own, which the service's readers judge (src/http/spec-formats.ts). */
+function withFormats(ajv: Ajv2020): Ajv2020 {
+  addFormats(ajv);
+  for (const [name, format] of Object.entries(SPEC_FORMATS)) ajv.addFormat(name, format);
+  return ajv;
 }

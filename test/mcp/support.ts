@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { SPEC_FORMATS } from '../../src/http/spec-formats';
 import type { TestService } from '../support/app';
 import { basic } from '../support/kit';
 
@@ -31,6 +32,7 @@ export async function connectHttp(
 export function schemaValidator(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true });
   addFormats(ajv);
+  for (const [name, format] of Object.entries(SPEC_FORMATS)) ajv.addFormat(name, format);
   return ajv;
 }
 
