@@ -147,7 +147,15 @@ interface Measurement {
    * Stock Express answering, from memory, the service's own answers for the URLs of this scenario (the first
    * `urls` distinct ones, `meanBytes` long on average), measured right after it: what a perfect cache could reach.
    */
-  sameBytes?: { rps: number; p50: number; urls: number; meanBytes: number; unexpected: number };
+  sameBytes?: {
+    rps: number;
+    p50: number;
+    urls: number;
+    meanBytes: number;
+    statuses: Record<string, number>;
+    /** Errors, and answers the scenario does not expect (a conditional one expects 304s only). */
+    unexpected: number;
+  };
   /** Largest resident set of the server while it was under this load, MiB. */
   rssMiB?: number;
   /**
@@ -408,9 +416,14 @@ async function measureSameBytes(
     p50: m.p50,
     urls: urls.length,
     meanBytes: meanBytes(answers),
-    unexpected: unexpected(scenario.name, m) + m.errors,
+    statuses: m.statuses,
+    unexpected: m.errors + (scenario.conditional ? notModifiedMisses(m) : unexpected(scenario.name, m)),
   };
 }
+
+/** Answers other than 304 (the same-bytes route must answer a conditional scenario as the service does). */
+const notModifiedMisses = (m: Measurement) =>
+  Object.entries(m.statuses).reduce((sum, [status, count]) => sum + (status === '304' ? 0 : count), 0);
 
 async function probe(
   port: number,
