@@ -848,9 +848,12 @@ function markdown(report: Report): string {
     `Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
       `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
       `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
-      `${settings.baselineDuration} s right before each measurement and the same-bytes route (stock Express ` +
-      `answering from memory the service's own answers for the scenario's first ${settings.sameBytesUrls ?? '–'} ` +
-      `distinct URLs) as long right after it. Every scenario ran on a server with its ` +
+      `${settings.baselineDuration} s right before each measurement` +
+      (settings.sameBytesUrls // absent from runs saved before it
+        ? " and the same-bytes route (stock Express answering from memory the service's own answers for the " +
+          `scenario's first ${settings.sameBytesUrls} distinct URLs) as long right after it`
+        : '') +
+      '. Every scenario ran on a server with its ' +
       'representation cache on (the default; columns "on") and on one started with `RENDER_CACHE=off` ("off"). ' +
       'The load column is the 1-minute load average as each measurement started (on / off): above 2 (the cores), ' +
       'other work shared the machine.',

@@ -42,25 +42,29 @@ export function distinctUrls(draw: () => string, limit: number, tries = limit * 
 export const percentOf = (rps: number, baseline: { rps: number } | undefined): number =>
   baseline ? (100 * rps) / baseline.rps : Number.NaN;
 
-/** Requests each URL once from the service (`init`: the scenario's method, headers and body) and keeps the answer. */
-export async function capture(
-  port: number,
-  urls: string[],
-  init: { method?: string; headers?: Record<string, string>; body?: () => string | undefined },
-): Promise<Captured[]> {
+type Init = { method?: string; headers?: Record<string, string>; body?: () => string | undefined };
+
+/**
+ * Requests each URL once from the service (`init`: the scenario's method, headers and body), `concurrency` at a
+ * time (a thousand cold lists one by one would take minutes at 1 M events), and keeps the answers, in order.
+ */
+export async function capture(port: number, urls: string[], init: Init, concurrency = 10): Promise<Captured[]> {
   const captured: Captured[] = [];
-  for (const url of urls) {
-    const method = init.method ?? 'GET';
-    const response = await fetch(`http://127.0.0.1:${port}${url}`, {
-      method,
-      headers: init.headers,
-      body: init.body?.(),
-      signal: AbortSignal.timeout(60_000),
-    });
-    const body = Buffer.from(await response.arrayBuffer()).toString('base64');
-    captured.push({ method, url, status: response.status, headers: replayHeaders(response.headers), body });
-  }
+  for (let i = 0; i < urls.length; i += concurrency)
+    captured.push(...(await Promise.all(urls.slice(i, i + concurrency).map((url) => captureOne(port, url, init)))));
   return captured;
+}
+
+async function captureOne(port: number, url: string, init: Init): Promise<Captured> {
+  const method = init.method ?? 'GET';
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+    method,
+    headers: init.headers,
+    body: init.body?.(),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body = Buffer.from(await response.arrayBuffer()).toString('base64');
+  return { method, url, status: response.status, headers: replayHeaders(response.headers), body };
 }
 
 /** Writes `captured` to `file` and has the same-bytes server on `port` load it; resolves to how many it holds. */
