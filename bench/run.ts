@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server (once with its
- * representation cache on, once with `RENDER_CACHE=off`) and two baselines (a stock Express 5 route and bare
- * `node:http`) as child processes, and measures every scenario on both servers with autocannon over loopback, the
- * stock Express route right before each measurement (ratios are to it, so drifts in the machine's load touch both
- * sides alike). Then the cold queries, alone, with the cache off. Prints a table per engine and size with the ratios
+ * representation cache on, once with `RENDER_CACHE=off`) and three baselines (a stock Express 5 route, bare
+ * `node:http`, and a stock Express route answering the service's own bytes from memory) as child processes, and
+ * measures every scenario on both servers with autocannon over loopback, the stock Express route right before each
+ * measurement (ratios are to it, so drifts in the machine's load touch both sides alike) and the same-bytes route,
+ * loaded with the scenario's answers, right after (the second ratio: what a perfect cache could reach). Then the cold
+ * queries, alone, with the cache off. Prints a table per engine and size with the ratios
  * and the issue's targets, writes bench/results/latest.json and, for a full run, the results section of
  * bench/README.md. A stale answer in the `mix` scenarios fails the run. See bench/README.md.
  */
@@ -17,7 +19,8 @@ import autocannon from 'autocannon';
 import knex from 'knex';
 import { createDb } from '../src/db/knex';
 import { type ColdMeasurement, coldQueries, measureCold } from './cold';
-import { MIN_DISTINCT_URLS, Mix, type MixResult } from './mix';
+import { MIN_DISTINCT_URLS, Mix, type MixResult, mixUrls, ZipfUrls } from './mix';
+import { capture, distinctUrls, load as loadSameBytes, meanBytes, percentOf } from './same-bytes';
 import { ADMIN, seed, type Fixture } from './seed';
 
 type Engine = 'sqlite' | 'postgres';
@@ -59,6 +62,8 @@ const MIX_WRITE_EVERY = Number(process.env.BENCH_MIX_WRITE_EVERY ?? 200);
  * minutes at most).
  */
 const MIX_MIN_WRITES = Number(process.env.BENCH_MIX_MIN_WRITES ?? 25);
+/** URLs of a scenario the same-bytes baseline replays at most (the first distinct ones it requests). */
+const SAME_BYTES_URLS = Number(process.env.BENCH_SAME_BYTES_URLS ?? 1000);
 /** Set when a mix saw an answer older than an acknowledged write: the run then ends with exit code 1. */
 let staleAnswers = 0;
 
@@ -77,7 +82,7 @@ interface Scenario {
   mix?: 1 | 2;
 }
 
-type Baseline = 'express' | 'node';
+type Baseline = 'express' | 'node' | 'sameBytes';
 
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
 let serial = 0;
@@ -138,6 +143,19 @@ interface Measurement {
   statuses: Record<string, number>;
   /** The stock Express route measured just before (absent for the baselines themselves). */
   express?: { rps: number; p50: number };
+  /**
+   * Stock Express answering, from memory, the service's own answers for the URLs of this scenario (the first
+   * `urls` distinct ones, `meanBytes` long on average), measured right after it: what a perfect cache could reach.
+   */
+  sameBytes?: {
+    rps: number;
+    p50: number;
+    urls: number;
+    meanBytes: number;
+    statuses: Record<string, number>;
+    /** Errors, and answers the scenario does not expect (a conditional one expects 304s only). */
+    unexpected: number;
+  };
   /** Largest resident set of the server while it was under this load, MiB. */
   rssMiB?: number;
   /**
@@ -212,6 +230,7 @@ async function start(
   port: number,
   env: Record<string, string | undefined>,
   log: string,
+  ready = env.DATABASE_URL ? '/readyz' : '/',
 ): Promise<ChildProcess> {
   const out = fs.openSync(log, 'a'); // server logs would drown the table (and a 501 is logged per request)
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env };
@@ -234,7 +253,7 @@ async function start(
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}; see ${log}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/${env.DATABASE_URL ? 'readyz' : ''}`)).ok) return child;
+      if ((await fetch(`http://127.0.0.1:${port}${ready}`)).ok) return child;
     } catch {
       /* not listening yet */
     }
@@ -312,9 +331,7 @@ async function measure(
   duration = DURATION,
   warmup = WARMUP,
 ): Promise<Measurement> {
-  const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
-  if (scenario.auth)
-    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  const headers = requestHeaders(scenario);
   const load = os.loadavg()[0];
   if (scenario.conditional) {
     const etag = (await fetch(`http://127.0.0.1:${port}${scenario.path(fixture)}`)).headers.get('etag');
@@ -358,6 +375,55 @@ async function measure(
     statuses: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
   };
 }
+
+function requestHeaders(scenario: Scenario): Record<string, string> {
+  const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
+  if (scenario.auth)
+    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  return headers;
+}
+
+/**
+ * The same-bytes baseline of `scenario`: captures the service's answers (on `port`) for the first distinct URLs the
+ * scenario requests, loads them into the same-bytes server, and measures it as the stock Express route, with the
+ * scenario's method, headers and body, spread over the captured URLs as the scenario spreads (the mix: by the same
+ * popularity; its reads only). A conditional scenario gets the ETag of the same-bytes server itself (Express's).
+ */
+async function measureSameBytes(
+  port: number,
+  sameBytesPort: number,
+  scenario: Scenario,
+  fixture: Fixture,
+): Promise<Measurement['sameBytes']> {
+  const urls = scenario.mix
+    ? mixUrls(fixture).slice(0, SAME_BYTES_URLS)
+    : distinctUrls(() => scenario.path(fixture), SAME_BYTES_URLS);
+  const answers = await capture(port, urls, {
+    method: scenario.method,
+    headers: requestHeaders(scenario),
+    body: () => scenario.body && JSON.stringify(scenario.body(fixture)),
+  });
+  await loadSameBytes(sameBytesPort, path.join(RESULTS, 'same-bytes.json'), answers);
+  const zipf = scenario.mix ? new ZipfUrls(urls) : undefined;
+  const replay: Scenario = {
+    ...scenario,
+    mix: undefined,
+    path: () => (zipf ? zipf.next() : pick(urls)),
+  };
+  const m = await measure(sameBytesPort, replay, fixture, BASELINE_DURATION, Math.ceil(BASELINE_DURATION / 3));
+  return {
+    rps: m.rps,
+    p50: m.p50,
+    urls: urls.length,
+    meanBytes: meanBytes(answers),
+    statuses: m.statuses,
+    unexpected: m.errors + (scenario.conditional ? notModifiedMisses(m) : unexpected(scenario.name, m)),
+  };
+}
+
+/** Answers other than 304 (the same-bytes route must answer a conditional scenario as the service does). */
+const notModifiedMisses = (m: Measurement) =>
+  Object.entries(m.statuses).reduce((sum, [status, count]) => sum + (status === '304' ? 0 : count), 0);
 
 async function probe(
   port: number,
@@ -439,17 +505,26 @@ async function measureSize(
       (cache[mode] as Record<string, Measurement>)[scenario.name] = m;
       if (stock) m.express = { rps: stock.rps, p50: stock.p50 };
       if (memory) m.rssMiB = memory.stop();
+      // after the scenario: capturing fills the service's cache, which the scenario must find as it was
+      if (!scenario.baseline) m.sameBytes = await measureSameBytes(node.port, baselines.sameBytes, scenario, fixture);
       console.log(
         `  ${scenario.name.padEnd(24)} ${scenario.baseline ? '   ' : mode.padEnd(3)} ` +
           `${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
           (stock ? `  ${num(percentOfExpress(m), 1)} % of Express (${stock.rps.toFixed(0)})` : '') +
+          (m.sameBytes
+            ? `  ${num(percentOfSameBytes(m), 1)} % of same bytes (${m.sameBytes.rps.toFixed(0)}, ` +
+              `${m.sameBytes.urls} URLs, ${num(m.sameBytes.meanBytes / 1024, 1)} KiB)`
+            : '') +
           (Number.isFinite(m.alone.ms) ? `  alone ${m.alone.ms.toFixed(1)} ms` : '') +
           `  load ${m.load.toFixed(1)}` +
           (m.rssMiB ? `  rss ${m.rssMiB.toFixed(0)} MiB` : '') +
           (m.mix
             ? `  ${m.mix.distinctUrls} URLs, ${m.mix.writes} writes, ${m.mix.checks} checks, stale ${m.mix.stale}`
             : '') +
-          (m.non2xx || m.errors ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})` : ''),
+          (m.non2xx || m.errors
+            ? `  ! ${JSON.stringify(m.statuses)} errors ${m.errors} (timeouts ${m.timeouts})`
+            : '') +
+          (m.sameBytes?.unexpected ? `  ! same bytes: ${m.sameBytes.unexpected} unexpected answers or errors` : ''),
       );
       if (m.mix?.stale) {
         staleAnswers += m.mix.stale;
@@ -552,7 +627,8 @@ function sampleRss(processes: ChildProcess[]): { stop(): number } {
 // ---- reporting
 
 const num = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : '–');
-const percentOfExpress = (m: Measurement) => (m.express ? (100 * m.rps) / m.express.rps : NaN);
+const percentOfExpress = (m: Measurement) => percentOf(m.rps, m.express);
+const percentOfSameBytes = (m: Measurement) => percentOf(m.rps, m.sameBytes);
 
 const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 /** The modes a size was measured in, cache on first. */
@@ -568,6 +644,8 @@ function table(engine: Engine, size: SizeResult): string {
     'scenario',
     ...pair('req/s'),
     ...pair('% of stock Express'),
+    ...pair('same-bytes req/s'),
+    ...pair('% of same bytes'),
     ...pair('p50 ms'),
     ...pair('p99 ms'),
     ...pair('RSS MiB'),
@@ -590,15 +668,19 @@ function table(engine: Engine, size: SizeResult): string {
     const cells = (f: (m: Measurement) => string) => ms.map((m) => (m ? f(m) : ''));
     const broken = modes.flatMap((mode, i) => {
       const m = ms[i];
-      return m && (unexpected(scenario.name, m) || m.errors)
-        ? [`${mode} ${unexpected(scenario.name, m)} / ${m.errors}`]
-        : [];
+      const service =
+        m && (unexpected(scenario.name, m) || m.errors)
+          ? [`${mode} ${unexpected(scenario.name, m)} / ${m.errors}`]
+          : [];
+      return m?.sameBytes?.unexpected ? [...service, `${mode} same bytes ${m.sameBytes.unexpected}`] : service;
     });
     lines.push(
       `| ${[
         scenario.name,
         ...cells((m) => num(m.rps, 0)),
         ...cells((m) => (m.express ? `${num(percentOfExpress(m), 1)} %` : '')),
+        ...cells((m) => (m.sameBytes ? num(m.sameBytes.rps, 0) : '')),
+        ...cells((m) => (m.sameBytes ? `${num(percentOfSameBytes(m), 1)} %` : '')),
         ...cells((m) => num(m.p50)),
         ...cells((m) => num(m.p99)),
         ...cells((m) => (m.rssMiB ? num(m.rssMiB, 0) : '')),
@@ -766,7 +848,12 @@ function markdown(report: Report): string {
     `Measured on ${report.date.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`: ${machine.cpus} × ${machine.cpu ?? 'CPU'}, ` +
       `${machine.memoryGiB} GiB, Node ${machine.node}, load average ${machine.load.map((l) => l.toFixed(1)).join(' / ')} at the end; ` +
       `${settings.connections} connections, ${settings.duration} s per scenario after ${settings.warmup} s of warm-up, stock Express ` +
-      `${settings.baselineDuration} s right before each measurement. Every scenario ran on a server with its ` +
+      `${settings.baselineDuration} s right before each measurement` +
+      (settings.sameBytesUrls // absent from runs saved before it
+        ? " and the same-bytes route (stock Express answering from memory the service's own answers for the " +
+          `scenario's first ${settings.sameBytesUrls} distinct URLs) as long right after it`
+        : '') +
+      '. Every scenario ran on a server with its ' +
       'representation cache on (the default; columns "on") and on one started with `RENDER_CACHE=off` ("off"). ' +
       'The load column is the 1-minute load average as each measurement started (on / off): above 2 (the cores), ' +
       'other work shared the machine.',
@@ -811,9 +898,17 @@ async function main(): Promise<void> {
   console.log('building the server (npm run build)');
   if (spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0)
     throw new Error('npm run build failed');
-  const baselines = { express: await freePort(), node: await freePort() };
+  const baselines = { express: await freePort(), node: await freePort(), sameBytes: await freePort() };
   await start(path.join(__dirname, 'bare-server.js'), baselines.express, {}, path.join(RESULTS, 'express-server.log'));
   await start(path.join(__dirname, 'node-server.js'), baselines.node, {}, path.join(RESULTS, 'node-server.log'));
+  const sameBytesLog = path.join(RESULTS, 'same-bytes-server.log');
+  await start(
+    path.join(__dirname, 'same-bytes-server.js'),
+    baselines.sameBytes,
+    {},
+    sameBytesLog,
+    '/__same-bytes/load',
+  );
 
   const engines: Record<string, SizeResult[]> = {};
   for (const engine of ENGINES) {
@@ -839,6 +934,7 @@ async function main(): Promise<void> {
       duration: DURATION,
       warmup: WARMUP,
       baselineDuration: BASELINE_DURATION,
+      sameBytesUrls: SAME_BYTES_URLS,
       sqliteAnalyze: SQLITE_ANALYZE,
       series: SERIES,
       scenarios: ONLY,
