@@ -1,5 +1,5 @@
 /**
- * The same-bytes baseline (issue 30): the service's answers for the URLs a scenario requests, captured once and
+ * The same-bytes baseline: the service's answers for the URLs a scenario requests, captured once and
  * replayed from memory by stock Express (bench/same-bytes-server.js). Its throughput is what a perfect cache could
  * reach on this stack for those bytes.
  */

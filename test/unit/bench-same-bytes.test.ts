@@ -1,5 +1,5 @@
 /**
- * The bench's same-bytes baseline (bench/same-bytes.ts, bench/same-bytes-server.js, issue 30): which URLs it
+ * The bench's same-bytes baseline (bench/same-bytes.ts, bench/same-bytes-server.js): which URLs it
  * replays, which headers it copies, the ratio, and that the server answers the captured bytes with Express's ETag.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
