@@ -156,7 +156,8 @@ export function parseDateInput(input: string | number, zone: string, now: Date =
   const instant = readDateInput(input, zone, now);
   // a wall clock has four-digit years: beyond them (a timestamp of -10^12) no window or stored date can hold it;
   // a year of margin keeps the day's rounding in any zone inside
-  return instant && instant.toUTC().year >= 2 && instant.toUTC().year <= 9998 ? instant : undefined;
+  const year = instant?.toUTC().year ?? 0;
+  return year >= 2 && year <= 9998 ? instant : undefined;
 }
 
 function readDateInput(input: string | number, zone: string, now: Date): DateTime | undefined {

@@ -5,8 +5,7 @@
  * can never be blamed on the service.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { SPEC_FORMATS } from '../../src/http/spec-formats';
+import { withFormats } from '../support/formats';
 import { JSONSchemaFaker } from 'json-schema-faker';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
@@ -128,11 +127,4 @@ export function sample(schema: Schema, random: () => number, referee: Referee): 
     if (referee.accepts(schema, value)) return value;
   }
   return undefined;
-}
-
-/** ajv-formats' formats and the spec's own, which the service's readers judge (src/http/spec-formats.ts). */
-function withFormats(ajv: Ajv2020): Ajv2020 {
-  addFormats(ajv);
-  for (const [name, format] of Object.entries(SPEC_FORMATS)) ajv.addFormat(name, format);
-  return ajv;
 }

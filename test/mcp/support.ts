@@ -4,8 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { SPEC_FORMATS } from '../../src/http/spec-formats';
+import { withFormats } from '../support/formats';
 import type { TestService } from '../support/app';
 import { basic } from '../support/kit';
 
@@ -30,10 +29,7 @@ export async function connectHttp(
 
 /** Strict 2020-12 (unknown keywords and formats refused); only ajv's type and `required` lints are off. */
 export function schemaValidator(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true });
-  addFormats(ajv);
-  for (const [name, format] of Object.entries(SPEC_FORMATS)) ajv.addFormat(name, format);
-  return ajv;
+  return withFormats(new Ajv2020({ strict: true, strictTypes: false, strictRequired: false, allErrors: true }));
 }
 
 /** The tool's result, checked: its structured content validates against the tool's output schema. */

@@ -7,8 +7,7 @@
  */
 import fs from 'node:fs';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { SPEC_FORMATS } from '../../src/http/spec-formats';
+import { withFormats } from '../support/formats';
 import { BUNDLED_SPEC } from '../../src/paths';
 
 type Node = Record<string, unknown>;
@@ -70,9 +69,7 @@ const MEDIA = mediaTypes();
 
 // the whole document is one schema resource so that its `#/components/...` refs resolve; it is no schema itself, so
 // it is not checked against the meta-schema, and OpenAPI's own keywords (`discriminator`, `xml`, ...) are let through
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-addFormats(ajv);
-for (const [name, format] of Object.entries(SPEC_FORMATS)) ajv.addFormat(name, format);
+const ajv = withFormats(new Ajv2020({ strict: false, allErrors: true, validateSchema: false }));
 ajv.addSchema({ ...document, $id: ID });
 const validators = new Map<string, ValidateFunction>();
 function validator(pointer: string): ValidateFunction {
