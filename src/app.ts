@@ -9,7 +9,9 @@ import express, { type Express, type RequestHandler } from 'express';
 import type * as OpenApiValidator from 'express-openapi-validator';
 import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
+import { createAnswerCache } from './cache/answers';
 import { createRepresentationCache } from './cache/representations';
+import { serveAnswers } from './http/answer-cache';
 import { errorHandler } from './http/error-handler';
 import { ApiError, invalidParam } from './core/errors';
 import { authenticate, authorise } from './http/auth';
@@ -48,12 +50,14 @@ export interface AppOptions {
  * What the app is built from; without `metrics` it makes its own registry, without `cache` its own representation
  * cache (both per the configuration).
  */
-export type AppInput = Omit<AppContext, 'metrics' | 'cache'> & Partial<Pick<AppContext, 'metrics' | 'cache'>>;
+export type AppInput = Omit<AppContext, 'metrics' | 'cache' | 'answers'> &
+  Partial<Pick<AppContext, 'metrics' | 'cache' | 'answers'>>;
 
 export function createApp(input: AppInput, { logger, validateResponses = false }: AppOptions): Express {
   const metrics = input.metrics ?? createMetrics({ enabled: input.config.metrics });
   const cache = input.cache ?? createRepresentationCache(input.config, metrics);
-  const context: AppContext = { ...input, metrics, cache };
+  const answers = input.answers ?? createAnswerCache(input.config, metrics);
+  const context: AppContext = { ...input, metrics, cache, answers };
   const { config, spec } = context;
   const namespace = `${config.basePath}/${NAMESPACE}`;
   const app = express();
@@ -100,7 +104,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     express.urlencoded({ extended: true, limit: config.bodyLimit, verify: markJsonAsForm }),
     refuseJsonAsForm,
   );
-  app.use(namespace, conditionalReads, authenticate);
+  app.use(namespace, conditionalReads, authenticate, serveAnswers(answers));
   for (const op of spec.operations) {
     app[op.method](namespace + op.expressPath, allowHeader(op.path, spec.operations));
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));

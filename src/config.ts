@@ -33,6 +33,10 @@ export interface Config {
   renderCache: boolean;
   /** The representation cache's byte budget (RENDER_CACHE_MB, in MiB). */
   renderCacheBytes: number;
+  /** Keep whole answers of repeated reads in memory (ANSWER_CACHE=off turns it off; src/cache/answers.ts). */
+  answerCache: boolean;
+  /** The answer cache's byte budget (ANSWER_CACHE_MB, in MiB). */
+  answerCacheBytes: number;
   /** Seconds anonymous GET answers may be cached publicly (0: never). */
   cacheMaxAge: number;
   /** Days audit entries are kept (`AUDIT_RETENTION_DAYS`). */
@@ -111,6 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     bodyLimit: env.BODY_LIMIT || '1mb',
     renderCache: !['off', '0', 'false'].includes((env.RENDER_CACHE ?? '').trim().toLowerCase()),
     renderCacheBytes: integer(env.RENDER_CACHE_MB, 64, 'RENDER_CACHE_MB', 1, 65_536) * 1024 * 1024,
+    answerCache: !['off', '0', 'false'].includes((env.ANSWER_CACHE ?? '').trim().toLowerCase()),
+    answerCacheBytes: integer(env.ANSWER_CACHE_MB, 32, 'ANSWER_CACHE_MB', 1, 65_536) * 1024 * 1024,
     cacheMaxAge: integer(env.CACHE_MAX_AGE, 30, 'CACHE_MAX_AGE', 0, 86_400),
     auditRetentionDays: integer(env.AUDIT_RETENTION_DAYS, 365, 'AUDIT_RETENTION_DAYS', 1, 36_500),
     corsOrigins:

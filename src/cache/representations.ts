@@ -40,7 +40,7 @@ export const ENTRY_OVERHEAD = 400;
  * A copy of `bytes` with storage of its own. `Buffer.from(text)` of under 4 KiB is a view of a shared 8 KiB pool
  * slab, and a kept view keeps the whole slab alive: 100-byte entries would hold 8 KiB each.
  */
-function ownStorage(bytes: Buffer): Buffer {
+export function ownStorage(bytes: Buffer): Buffer {
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
   const own = Buffer.allocUnsafeSlow(bytes.byteLength);
   bytes.copy(own);

@@ -252,3 +252,17 @@ export function startOfDay(instant: DateTime, zone: string): DateTime {
 export function endOfDay(instant: DateTime, zone: string): DateTime {
   return fromLocal(`${instant.setZone(zoneOf(zone)).toFormat('yyyy-MM-dd')} 23:59:59`, zone);
 }
+
+/** A date input that names its instant outright: a timestamp, or a calendar date with an optional time and zone. */
+const FIXED_DATE_INPUT =
+  /^(?:-?\d+|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?: ?(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?))?)$/i;
+
+/** Whether a date input's instant depends on when it is read ("today", "+1 week", "monday", "10:00"). */
+export function dependsOnNow(input: string | number): boolean {
+  return typeof input !== 'number' && !FIXED_DATE_INPUT.test(input.trim());
+}
+
+/** The first instant (epoch ms) after `at` whose calendar day in `zone` is another: where "today" moves on. */
+export function nextDayStart(at: number, zone: string): number {
+  return DateTime.fromMillis(at, { zone: zoneOf(zone) }).startOf('day').plus({ days: 1 }).toMillis();
+}

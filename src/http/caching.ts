@@ -10,6 +10,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { Application, ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { held, keepAnswer } from './answer-cache';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
@@ -38,6 +39,7 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
       res.setHeader('ETag', tag);
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
       cacheable(res, who || carriesSecret(req.originalUrl), res.locals.noStore ? 0 : maxAge);
+      keepAnswer(req, res, body, tag);
       if (held(req.headers['if-none-match'], tag)) res.status(304); // `send` then leaves the body out
     } else {
       res.setHeader('Cache-Control', 'no-store');
@@ -46,19 +48,6 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
   };
   next();
 };
-
-/**
- * Whether `If-None-Match` names the tag (RFC 9110 §13.1.2, weak comparison). Decided here rather than by Express's
- * `req.fresh`, which answers 200 to any request with `Cache-Control: no-cache`: what `fetch` sends with every
- * conditional request, and a directive for caches, not for the origin.
- */
-function held(ifNoneMatch: string | undefined, tag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((sent) => {
-    const trimmed = sent.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === tag;
-  });
-}
 
 /** What a tag reads of a request (any typed request will do). */
 type AnyRequest = RequestLike & Pick<Request, 'headers'>;

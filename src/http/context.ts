@@ -5,6 +5,7 @@ import type { Db } from '../db/types';
 import type { LoadedSpec } from './spec';
 import type { Throttle } from './throttle';
 import type { Metrics } from '../metrics/registry';
+import type { AnswerCache } from '../cache/answers';
 import type { RepresentationCache } from '../cache/representations';
 
 export interface AppContext {
@@ -15,6 +16,8 @@ export interface AppContext {
   metrics: Metrics;
   /** Rendered records by what they depend on (src/cache/). */
   cache: RepresentationCache;
+  /** Whole answers of repeated reads (src/cache/answers.ts). */
+  answers: AnswerCache;
 }
 
 export function context(req: Pick<Request, 'app'>): AppContext {

@@ -32,7 +32,7 @@ import { generateTools, instructionsOf } from './tools';
 
 export type StdioOptions =
   | { url: string; login: string; password: string }
-  | { login: string; createApp: (context: Omit<AppContext, 'metrics' | 'cache'>) => Express };
+  | { login: string; createApp: (context: Omit<AppContext, 'metrics' | 'cache' | 'answers'>) => Express };
 
 /** Serves MCP on stdin/stdout until stdin closes. */
 export async function serveStdio(options: StdioOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {

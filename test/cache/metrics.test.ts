@@ -32,7 +32,7 @@ describe('the representation cache, observed', () => {
       .auth(...service.as('editor'))
       .send({ title: 'Counted', status: 'publish', start_date: '2031-01-05 10:00', end_date: '2031-01-05 11:00' });
     for (const renderCache of [true, false]) {
-      const node = await startNode(service, { renderCache });
+      const node = await startNode(service, { renderCache, answerCache: false });
       try {
         for (let i = 0; i < 3; i++) await request(node.server).get(`${NS}/events/${created.body.id}`).expect(200);
         const metrics = (

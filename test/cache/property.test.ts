@@ -1,12 +1,14 @@
 /**
- * A property test of the representation cache. Random writes (titles, venues, categories, names, statuses,
- * passwords, translations, creates, deletes) interleaved with random reads (single records and lists, three roles,
- * two languages): every answer of a node with the cache is byte for byte the answer of a node without it.
+ * A property test of the caches (representations and whole answers). Random writes (titles, venues, categories,
+ * names, statuses, passwords, translations, creates, deletes) and steps of the clock interleaved with random reads
+ * (single records and lists, some in the default window that moves with the day, some with relative dates; three
+ * roles, two languages): every answer of a node with the caches is byte for byte the answer of a node without them.
  */
 import fc from 'fast-check';
 import request from 'supertest';
 import { ENGINES } from '../support/engines';
-import { NS, startService, type TestService } from '../support/app';
+import { NS, startService, TEST_NOW, type TestService } from '../support/app';
+import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import type { Role } from '../../src/users/roles';
 import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
 
@@ -21,10 +23,11 @@ type Step =
   | { kind: 'rename-venue'; venue: number; word: number }
   | { kind: 'rename-category'; category: number; word: number }
   | { kind: 'venue-status'; venue: number; draft: boolean }
-  | { kind: 'create'; category: number; venue: number; word: number };
+  | { kind: 'create'; category: number; venue: number; word: number }
+  | { kind: 'tick'; hours: number };
 
 const WORDS = ['jazz', 'choir', 'organ', 'dance', 'opera'];
-const pick = fc.nat({ max: 13 });
+const pick = fc.nat({ max: 17 });
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('read' as const), url: pick, role: fc.nat({ max: 2 }) }) },
   fc.record({
@@ -38,6 +41,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('rename-category' as const), category: pick, word: fc.nat({ max: 4 }) }),
   fc.record({ kind: fc.constant('venue-status' as const), venue: pick, draft: fc.boolean() }),
   fc.record({ kind: fc.constant('create' as const), category: pick, venue: pick, word: fc.nat({ max: 4 }) }),
+  fc.record({ kind: fc.constant('tick' as const), hours: fc.integer({ min: 1, max: 30 }) }),
 ) as fc.Arbitrary<Step>;
 
 describe.each(ENGINES)('the representation cache against none, on %s', (engine) => {
@@ -47,6 +51,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
   const events: number[] = [];
   const venues: number[] = [];
   const categories: number[] = [];
+  const clock = manualClock(TEST_NOW);
   beforeAll(async () => {
     service = await startService(engine, { METRICS_TOKEN: SCRAPE_TOKEN });
     cached = await startNode(service, { renderCache: true });
@@ -56,8 +61,19 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
       categories.push((await send('post', 'categories', { name: `Kind ${i}` })).id);
     }
     for (let i = 0; i < 5; i++) await create(i % 3, i % 3, i);
+    // events of the days after the clock's start: the default window leaves them behind as the days pass
+    for (let day = 14; day <= 24; day += 2) {
+      await send('post', 'events', {
+        title: `near ${day}`,
+        status: 'publish',
+        start_date: `2027-06-${day} 10:00`,
+        end_date: `2027-06-${day} 11:00`,
+      });
+    }
+    setClock(clock);
   });
   afterAll(async () => {
+    setClock(clockStartingAt(TEST_NOW));
     await cached.close();
     await reference.close();
     await service.close();
@@ -98,6 +114,10 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
     'venues?per_page=50',
     `categories?per_page=50&i18n_language=fr`,
     `categories/${categories[1]}`,
+    'events',
+    'events?per_page=2&page=2',
+    'events?start_date=today&end_date=%2B3%20days',
+    'events?starts_after=2027-06-17&strict_dates=1',
   ];
 
   async function run(s: Step) {
@@ -133,6 +153,8 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
         return send('post', `venues/${venue}`, { status: s.draft ? 'draft' : 'publish' });
       case 'create':
         return create(s.category, s.venue, s.word);
+      case 'tick':
+        return clock.advance(s.hours * 3_600_000);
     }
   }
 
@@ -143,7 +165,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
       }),
       { numRuns: 8, seed: 22, endOnFailure: true },
     );
-    // and the cache was at work (writes are frequent here, so misses outnumber hits: the point is the comparison)
+    // the caches were at work (writes are frequent here, so misses outnumber hits: the point is the comparison)
     const metrics = (
       await request(cached.server)
         .get('/metrics')
@@ -151,5 +173,6 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
     ).text;
     const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
     expect(value('representation_cache_hits_total')).toBeGreaterThan(50);
+    expect(value('answer_cache_hits_total')).toBeGreaterThan(0);
   });
 });

@@ -21,9 +21,13 @@ export interface Node {
 export const SCRAPE_TOKEN = 'cache tests scrape';
 export const SCRAPE = ['Authorization', `Bearer ${SCRAPE_TOKEN}`] as const;
 
-export async function startNode(service: TestService, { renderCache }: { renderCache: boolean }): Promise<Node> {
+/** A node with the representation cache on or off, and the answer cache likewise unless told otherwise. */
+export async function startNode(
+  service: TestService,
+  { renderCache, answerCache = renderCache }: { renderCache: boolean; answerCache?: boolean },
+): Promise<Node> {
   const { database } = service;
-  const config = { ...service.config, renderCache };
+  const config = { ...service.config, renderCache, answerCache };
   const context = {
     config,
     db: database.db,

@@ -1,0 +1,162 @@
+/**
+ * Repeated reads answered whole from the answer cache (src/cache/answers.ts, docs/decisions.md D136). Asked right
+ * after authentication: a request names its entry by what its answer can depend on — path, query (parameters in
+ * one order), caller, language and root — and the data version is read to check it. A hit replays the stored
+ * headers and bytes (304 when `If-None-Match` holds its ETag); a miss runs as usual and, if it answers 200 JSON
+ * for one of the reads below, is kept by `keepAnswer` as `conditionalReads` sends it.
+ */
+import type { RequestHandler, Response } from 'express';
+import type { AnswerCache } from '../cache/answers';
+import { dataVersion } from '../db/data-version';
+import { now } from '../domain/clock';
+import { dependsOnNow, nextDayStart } from '../domain/dates';
+import { caller } from './auth';
+import { context } from './context';
+import { requestLanguage } from './language';
+import { carriesSecret } from './request-log';
+import { resolve, type Operation } from './spec';
+import { restRoot, type RequestLike } from './urls';
+
+/**
+ * The reads whose answers follow only the tables the data version watches, the caller, the language, the root and
+ * the day: records and lists of records. Not the change feed and the audit trail (they move with tables it does not
+ * watch), nor iCalendar (stamped with the time it is made).
+ */
+const CACHED_OPERATIONS = new Set([
+  'listEvents',
+  'getEvent',
+  'getEventBySlug',
+  'listEventOccurrences',
+  'listVenues',
+  'getVenue',
+  'getVenueBySlug',
+  'listOrganizers',
+  'getOrganizer',
+  'getOrganizerBySlug',
+  'listCategories',
+  'getCategory',
+  'listTags',
+  'getTag',
+]);
+
+/** Parameters that compare with the current instant to the second (`only_with_upcoming`: events not started yet). */
+const READ_AGAINST_NOW = new Set(['only_with_upcoming']);
+
+/** Date formats of the spec (D135): a value that depends on when it is read makes its answer move every second. */
+const DATE_FORMATS = new Set(['strtotime', 'iso-8601']);
+
+interface Pending {
+  key: string;
+  version: number;
+  /** The response's headers when the cache was asked: what was set later belongs to the answer. */
+  before: Map<string, unknown>;
+}
+
+/** The middleware: serves hits, and marks misses to be kept. */
+export function serveAnswers(cache: AnswerCache): RequestHandler {
+  if (!cache.enabled) return (_req, _res, next) => next();
+  return async (req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsJson(req.headers.accept)) return next();
+    if (carriesSecret(req.originalUrl)) return next(); // a feed key or a password: never kept, never matched
+    const root = restRoot(req);
+    if (!cache.keepsRoot(root)) return next();
+    const key = answerKey(req, root);
+    const version = await dataVersion(context(req).db);
+    const answer = cache.get(key, version, now().getTime());
+    if (!answer) {
+      res.locals.pendingAnswer = { key, version, before: new Map(Object.entries(res.getHeaders())) } as Pending;
+      return next();
+    }
+    res.locals.operation = answer.operation;
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    if (held(req.headers['if-none-match'], answer.etag)) res.status(304);
+    res.send(answer.body);
+  };
+}
+
+/**
+ * Called as a 200 answer is sent, its ETag and cache headers set: keeps it when the request was marked and its
+ * operation's answers are only data, caller, language, root and day.
+ */
+export function keepAnswer(req: RequestLike, res: Response, body: string | Buffer, etag: string): void {
+  const pending = res.locals.pendingAnswer as Pending | undefined;
+  const operation = res.locals.operation as Operation | undefined;
+  if (!pending || !operation || !CACHED_OPERATIONS.has(operation.operationId) || res.locals.noStore) return;
+  if (!String(res.getHeader('Content-Type') ?? '').startsWith('application/json')) return;
+  if (readsAgainstNow(req, operation)) return;
+  const headers = Object.entries(res.getHeaders())
+    .filter(([name, value]) => value !== undefined && pending.before.get(name) !== value)
+    .map(([name, value]) => [name, typeof value === 'number' ? String(value) : value] as const);
+  context(req).answers.keep(pending.key, {
+    version: pending.version,
+    validUntil: nextDayStart(now().getTime(), context(req).config.siteTimezone),
+    headers: headers as Array<readonly [string, string | string[]]>,
+    etag,
+    body: typeof body === 'string' ? Buffer.from(body) : body,
+    operation,
+  });
+}
+
+/**
+ * The entry's name: the caller (id and role), the language, the root, the path and the query with its parameters
+ * in one order. Pairs are ordered by their parameter's name (`a` and `a[]` alike) and keep their order within it,
+ * which is the only order a parsed query depends on; values stay as sent (two spellings of one value are two entries).
+ */
+function answerKey(req: Parameters<RequestHandler>[0], root: string): string {
+  const who = caller(req);
+  const [path, query = ''] = req.originalUrl.split('?', 2);
+  const pairs = query.split('&').filter(Boolean);
+  const base = (pair: string) => pair.split(/[=[%]/, 1)[0];
+  const ordered = pairs
+    .map((pair, i) => ({ pair, name: base(pair), i }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
+    .map(({ pair }) => pair);
+  return `${who ? `${who.id}:${who.role}` : '-'}|${requestLanguage(req)}|${root}|${path}?${ordered.join('&')}`;
+}
+
+/** Whether the answer compares with the current instant: a relative date, or a parameter read against now. */
+function readsAgainstNow(req: RequestLike, operation: Operation): boolean {
+  const query = req.query as Record<string, unknown>;
+  const dates = dateParameters(req, operation);
+  return operation.parameters.some(({ name, in: where }) => {
+    if (where !== 'query' || query[name] === undefined) return false;
+    if (READ_AGAINST_NOW.has(name)) return true;
+    if (!dates.has(name)) return false;
+    const values = Array.isArray(query[name]) ? (query[name] as unknown[]) : [query[name]];
+    return values.some((value) => typeof value !== 'number' && (typeof value !== 'string' || dependsOnNow(value)));
+  });
+}
+
+/** The query parameters of an operation whose schema names a date format, found once per operation. */
+const datesOf = new WeakMap<Operation, Set<string>>();
+function dateParameters(req: RequestLike, operation: Operation): Set<string> {
+  let names = datesOf.get(operation);
+  if (!names) {
+    const { document } = context(req).spec;
+    const formats = (schema: unknown): string[] => {
+      const s = resolve<{ format?: string; oneOf?: unknown[]; anyOf?: unknown[] }>(document, (schema ?? {}) as object);
+      return [...(s.format ? [s.format] : []), ...[...(s.oneOf ?? []), ...(s.anyOf ?? [])].flatMap(formats)];
+    };
+    const dated = operation.parameters.filter((p) => formats(p.schema).some((format) => DATE_FORMATS.has(format)));
+    datesOf.set(operation, (names = new Set(dated.map((p) => p.name))));
+  }
+  return names;
+}
+
+/** JSON is what the request selects (`text/calendar` selects iCalendar: src/feeds/ical). */
+function wantsJson(accept: string | undefined): boolean {
+  return !/text\/calendar/i.test(accept ?? '');
+}
+
+/**
+ * Whether `If-None-Match` names the tag (RFC 9110 §13.1.2, weak comparison). Decided here rather than by Express's
+ * `req.fresh`, which answers 200 to any request with `Cache-Control: no-cache`: what `fetch` sends with every
+ * conditional request, and a directive for caches, not for the origin.
+ */
+export function held(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((sent) => {
+    const trimmed = sent.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === tag;
+  });
+}
