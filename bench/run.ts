@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server (once with its
- * representation cache on, once with `RENDER_CACHE=off`) and three baselines (a stock Express 5 route, bare
+ * `npm run bench`: for each engine and size, seeds a fresh database, starts the built server (once with its caches
+ * on, once with `RENDER_CACHE=off ANSWER_CACHE=off`) and three baselines (a stock Express 5 route, bare
  * `node:http`, and a stock Express route answering the service's own bytes from memory) as child processes, and
  * measures every scenario on both servers with autocannon over loopback, the stock Express route right before each
  * measurement (ratios are to it, so drifts in the machine's load touch both sides alike) and the same-bytes route,
@@ -24,7 +24,7 @@ import { capture, distinctUrls, load as loadSameBytes, meanBytes, percentOf } fr
 import { ADMIN, seed, type Fixture } from './seed';
 
 type Engine = 'sqlite' | 'postgres';
-/** The server's representation cache: on (its default) or off (`RENDER_CACHE=off`). */
+/** The server's caches (representations, answers): on (the default) or off (`RENDER_CACHE=off ANSWER_CACHE=off`). */
 type CacheMode = 'on' | 'off';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -64,6 +64,8 @@ const MIX_WRITE_EVERY = Number(process.env.BENCH_MIX_WRITE_EVERY ?? 200);
 const MIX_MIN_WRITES = Number(process.env.BENCH_MIX_MIN_WRITES ?? 25);
 /** URLs of a scenario the same-bytes baseline replays at most (the first distinct ones it requests). */
 const SAME_BYTES_URLS = Number(process.env.BENCH_SAME_BYTES_URLS ?? 1000);
+/** Distinct records the `single hot` scenario reads (a site's popular events). */
+const HOT_SET = 1000;
 /** Set when a mix saw an answer older than an acknowledged write: the run then ends with exit code 1. */
 let staleAnswers = 0;
 
@@ -94,6 +96,7 @@ const STOCK_EXPRESS: Scenario = { name: 'stock Express', baseline: 'express', pa
 const ALL_SCENARIOS: Scenario[] = [
   { name: 'node:http', baseline: 'node', path: () => '/' },
   { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
+  { name: 'single hot', path: (f) => `${NS}/events/${pick(f.eventIds.slice(0, HOT_SET))}` },
   { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
   { name: 'list', path: () => `${NS}/events?per_page=15` },
   { name: 'list collapse_recurring', path: () => `${NS}/events?per_page=15&collapse_recurring=true` },
@@ -477,7 +480,8 @@ async function measureSize(
     if (running) return running;
     const port = await freePort();
     const log = path.join(RESULTS, `server-${engine}-${events}-cache-${mode}${node ? `-node${node + 1}` : ''}.log`);
-    const env = { DATABASE_URL: database.url, LOG_LEVEL: 'warn', RENDER_CACHE: mode === 'off' ? 'off' : undefined };
+    const off = mode === 'off' ? 'off' : undefined;
+    const env = { DATABASE_URL: database.url, LOG_LEVEL: 'warn', RENDER_CACHE: off, ANSWER_CACHE: off };
     const entry = {
       port,
       child: await start(path.join(ROOT, 'dist/src/server.js'), port, env, log),

@@ -9,6 +9,7 @@ import type { RequestHandler, Response } from 'express';
 import type { AnswerCache } from '../cache/answers';
 import { dataVersion } from '../db/data-version';
 import { now } from '../domain/clock';
+import { isTruthyText } from '../core/flags';
 import { dependsOnNow, nextDayStart } from '../domain/dates';
 import { caller } from './auth';
 import { context } from './context';
@@ -120,7 +121,7 @@ function readsAgainstNow(req: RequestLike, operation: Operation): boolean {
   const dates = dateParameters(req, operation);
   return operation.parameters.some(({ name, in: where }) => {
     if (where !== 'query' || query[name] === undefined) return false;
-    if (READ_AGAINST_NOW.has(name)) return true;
+    if (READ_AGAINST_NOW.has(name)) return isTruthyText(query[name]); // as the service reads it (linked/service.ts)
     if (!dates.has(name)) return false;
     const values = Array.isArray(query[name]) ? (query[name] as unknown[]) : [query[name]];
     return values.some((value) => typeof value !== 'number' && (typeof value !== 'string' || dependsOnNow(value)));
