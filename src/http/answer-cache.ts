@@ -99,7 +99,7 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
 }
 
 /**
- * The entry's name: the caller (id and role), the language, the root, the path and the query with its parameters
+ * The entry's name: the caller (id, role, and an application password's scope), the language, the root, the path and the query with its parameters
  * in one order. Pairs are ordered by their parameter's name (`a` and `a[]` alike) and keep their order within it,
  * which is the only order a parsed query depends on; values stay as sent (two spellings of one value are two entries).
  */
@@ -112,7 +112,8 @@ function answerKey(req: Parameters<RequestHandler>[0], root: string): string {
     .map((pair, i) => ({ pair, name: base(pair), i }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
     .map(({ pair }) => pair);
-  return `${who ? `${who.id}:${who.role}` : '-'}|${requestLanguage(req)}|${root}|${path}?${ordered.join('&')}`;
+  const as = who ? `${who.id}:${who.role}:${who.appPassword?.scope ?? ''}` : '-';
+  return `${as}|${requestLanguage(req)}|${root}|${path}?${ordered.join('&')}`;
 }
 
 /** Whether the answer compares with the current instant: a relative date, or a parameter read against now. */
