@@ -46,6 +46,9 @@ const READ_AGAINST_NOW = new Set(['only_with_upcoming']);
 /** Date formats of the spec (D135): a value that depends on when it is read makes its answer move every second. */
 const DATE_FORMATS = new Set(['strtotime', 'iso-8601']);
 
+/** Query pairs beyond which a request is not kept. */
+const MAX_PAIRS = 100;
+
 interface Pending {
   key: string;
   version: number;
@@ -62,6 +65,7 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
     const root = restRoot(req);
     if (!cache.keepsRoot(root)) return next();
     const key = answerKey(req, root);
+    if (key === undefined) return next();
     const version = await dataVersion(context(req).db);
     const answer = cache.get(key, version, now().getTime());
     if (!answer) {
@@ -99,21 +103,31 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
 }
 
 /**
- * The entry's name: the caller (id, role, and an application password's scope), the language, the root, the path and the query with its parameters
- * in one order. Pairs are ordered by their parameter's name (`a` and `a[]` alike) and keep their order within it,
- * which is the only order a parsed query depends on; values stay as sent (two spellings of one value are two entries).
+ * The entry's name: the caller (id, role, an application password's scope), the language, the root, the path and
+ * the query with its parameters in one order. Pairs are ordered by their parameter's decoded name (`a`, `a[]` and
+ * `%61%5B%5D` alike) and keep their order within it, the only order a parsed query depends on; values stay as sent
+ * (two spellings of one value are two entries). Undefined for a name that does not decode: not kept.
  */
-function answerKey(req: Parameters<RequestHandler>[0], root: string): string {
+function answerKey(req: Parameters<RequestHandler>[0], root: string): string | undefined {
   const who = caller(req);
   const [path, query = ''] = req.originalUrl.split('?', 2);
   const pairs = query.split('&').filter(Boolean);
-  const base = (pair: string) => pair.split(/[=[%]/, 1)[0];
-  const ordered = pairs
-    .map((pair, i) => ({ pair, name: base(pair), i }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.i - b.i))
-    .map(({ pair }) => pair);
+  if (pairs.length > MAX_PAIRS) return undefined; // the query parser keeps the first 1 000: order would then matter
+  const named = pairs.map((pair, i) => ({ pair, name: parameterOf(pair), i }));
+  if (named.some(({ name }) => name === undefined)) return undefined;
+  named.sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : a.name === b.name ? a.i - b.i : 1));
   const as = who ? `${who.id}:${who.role}:${who.appPassword?.scope ?? ''}` : '-';
-  return `${as}|${requestLanguage(req)}|${root}|${path}?${ordered.join('&')}`;
+  return `${as}|${requestLanguage(req)}|${root}|${path}?${named.map(({ pair }) => pair).join('&')}`;
+}
+
+/** The parameter a query pair sets: its decoded name up to the first `[`. */
+function parameterOf(pair: string): string | undefined {
+  const raw = pair.split('=', 1)[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(raw).split('[', 1)[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the answer compares with the current instant: a relative date, or a parameter read against now. */
