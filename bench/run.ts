@@ -64,8 +64,6 @@ const MIX_WRITE_EVERY = Number(process.env.BENCH_MIX_WRITE_EVERY ?? 200);
 const MIX_MIN_WRITES = Number(process.env.BENCH_MIX_MIN_WRITES ?? 25);
 /** URLs of a scenario the same-bytes baseline replays at most (the first distinct ones it requests). */
 const SAME_BYTES_URLS = Number(process.env.BENCH_SAME_BYTES_URLS ?? 1000);
-/** Distinct records the `single hot` scenario reads (a site's popular events). */
-const HOT_SET = 1000;
 /** Set when a mix saw an answer older than an acknowledged write: the run then ends with exit code 1. */
 let staleAnswers = 0;
 
@@ -96,7 +94,6 @@ const STOCK_EXPRESS: Scenario = { name: 'stock Express', baseline: 'express', pa
 const ALL_SCENARIOS: Scenario[] = [
   { name: 'node:http', baseline: 'node', path: () => '/' },
   { name: 'single', path: (f) => `${NS}/events/${pick(f.eventIds)}` },
-  { name: 'single hot', path: (f) => `${NS}/events/${pick(f.eventIds.slice(0, HOT_SET))}` },
   { name: 'single 304', conditional: true, path: (f) => `${NS}/events/${f.eventIds[0]}` },
   { name: 'list', path: () => `${NS}/events?per_page=15` },
   { name: 'list collapse_recurring', path: () => `${NS}/events?per_page=15&collapse_recurring=true` },
