@@ -5,8 +5,8 @@
  * headers and bytes (304 when `If-None-Match` holds its ETag); a miss runs as usual and, if it answers 200 JSON
  * for one of the reads below, is kept by `keepAnswer` as `conditionalReads` sends it.
  */
-import type { RequestHandler, Response } from 'express';
-import type { AnswerCache } from '../cache/answers';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Answer, AnswerCache } from '../cache/answers';
 import { dataVersion } from '../db/data-version';
 import { now } from '../domain/clock';
 import { isTruthyText } from '../core/flags';
@@ -73,10 +73,26 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
       return next();
     }
     res.locals.operation = answer.operation;
-    for (const [name, value] of answer.headers) res.setHeader(name, value);
-    if (held(req.headers['if-none-match'], answer.etag)) res.status(304);
-    res.send(answer.body);
+    replay(req, res, answer);
   };
+}
+
+/**
+ * Sends a kept answer as Express's `send` sent it, without the wrappers a computed answer goes through (its ETag is
+ * kept, not made again): its headers, then 304 without a body when `If-None-Match` holds the ETag, else the bytes
+ * (none for HEAD).
+ */
+function replay(req: Request, res: Response, answer: Answer): void {
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  if (held(req.headers['if-none-match'], answer.etag)) {
+    res.statusCode = 304;
+    for (const name of ['Content-Type', 'Content-Length', 'Transfer-Encoding']) res.removeHeader(name);
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Length', answer.body.length);
+  res.end(req.method === 'HEAD' ? undefined : answer.body);
 }
 
 /**

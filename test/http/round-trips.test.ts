@@ -65,7 +65,7 @@ describe.each(ENGINES)('statements per request on %s', (engine) => {
     const fr = await count(() => http(service).get(`${NS}/events/${ids[0]}`).query({ i18n_language: 'fr' }));
     expect(en.statements).toBeLessThanOrEqual(BOUNDS[engine].single);
     expect(fr.statements).toBeLessThanOrEqual(BOUNDS[engine].single + 3);
-    // again: the record, the stamps of what it embeds, and the bytes from the cache
+    // again: the whole answer from the answer cache, once the data version is read
     const again = await count(() => http(service).get(`${NS}/events/${ids[3]}`));
     expect(again.statements).toBeLessThanOrEqual(BOUNDS[engine].cached);
   });
@@ -119,6 +119,7 @@ describe.each(ENGINES)('statements per request on %s', (engine) => {
  * it answers is the digest of the bytes that GET gives (D122). A read served from the cache needs `cached` at most.
  */
 const BOUNDS = {
-  sqlite: { single: 7, list: 8, create: 47, cached: 3 },
-  postgres: { single: 7, list: 8, create: 52, cached: 3 },
+  // each read first reads the data version for the answer cache (D136); a repeat is answered after that read alone
+  sqlite: { single: 7, list: 9, create: 47, cached: 1 },
+  postgres: { single: 7, list: 9, create: 52, cached: 1 },
 };
