@@ -72,12 +72,7 @@ export async function sendCreatedAndRead<B>(
   answerCreated(res, created, body, location);
 }
 
-function answerCreated<B>(
-  res: Response<B>,
-  created: Created,
-  body: B | undefined,
-  location: string | null,
-): void {
+function answerCreated<B>(res: Response<B>, created: Created, body: B | undefined, location: string | null): void {
   if (body === undefined)
     throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
   res.status(201);
