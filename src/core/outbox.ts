@@ -7,7 +7,8 @@
  * Order on PostgreSQL: sequence values are taken at insert but become visible at commit, so a reader could see id
  * 11 before a slower transaction commits id 10 and move its cursor past it. We serialise the appends instead: a
  * transaction-scoped advisory lock taken just before the insert and held to commit, so ids commit in id order.
- * The kernel calls this last in the transaction, which keeps the serialised part to the insert and the commit.
+ * The kernel calls this last in the transaction, and the subscriptions are read before the lock, which keeps the
+ * serialised part to the insert and the commit.
  * SQLite has one writer already.
  */
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,11 @@ export async function recordChanges(
   action: Action,
 ): Promise<void> {
   if (!recordIds.length) return;
+  // the subscriptions are read before the lock: the serialised part stays the insert and the commit
+  const hooks = (await trx('webhooks').where({ active: true }).select('id', 'events')) as Array<{
+    id: number;
+    events: string;
+  }>;
   await lockFor(trx, 'change-feed');
   const now = utcNow();
   const changes: Array<{ id: number; record_id: number }> = [];
@@ -56,10 +62,6 @@ export async function recordChanges(
     );
   }
   const type = `${resource}.${action}`;
-  const hooks = (await trx('webhooks').where({ active: true }).select('id', 'events')) as Array<{
-    id: number;
-    events: string;
-  }>;
   const matching = hooks.filter((hook) => subscribes(JSON.parse(hook.events) as string[], type));
   const deliveries = matching.flatMap((hook) =>
     changes.map((change) => ({

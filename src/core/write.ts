@@ -7,8 +7,9 @@
  *   3. the search documents of the records it touched, rebuilt;
  *   4. the counts of the categories and tags of the posts it touched, before and after, recounted;
  *   5. its audit entries;
- *   6. the stamps of the records it changed raised (and of the terms whose counts moved, in step 4), which retires
- *      every cached representation that shows them (src/cache/, on every node: the stamps are in the database);
+ *   6. the stamps of the records it changed raised (not of those it created; and of the terms whose counts moved,
+ *      in step 4), which retires every cached representation that shows them (src/cache/, on every node: the
+ *      stamps are in the database);
  *      the records it changed are those the work announced and those that show rows it changed (`showing`), found
  *      once the work is done;
  *   7. its changes: the change feed and the webhook outbox (last, since on PostgreSQL they serialise writers

@@ -94,10 +94,16 @@ export function tagRecordsWith(app: Application, read: SingleReadAnswer): void {
   app.locals.singleReadAnswer = read;
 }
 
+/** A record's single read as one reader gets it (`SingleReadAnswer`'s answer). */
+export type SingleRead = NonNullable<Awaited<ReturnType<SingleReadAnswer>>>;
+
 /** The ETag the record's GET gives this caller now (JSON), or undefined when they may not read it or it is gone. */
 async function currentTag(req: AnyRequest, table: VersionedTable, id: number): Promise<string | undefined> {
   const read = req.app.locals.singleReadAnswer as SingleReadAnswer;
-  const answer = await read(readerOf(req), table, id);
+  return tagOf(req, await read(readerOf(req), table, id));
+}
+
+async function tagOf(req: AnyRequest, answer: SingleRead | undefined): Promise<string | undefined> {
   if (!answer) return undefined;
   return answerTag(await serviceSecret(context(req).db), viewerOf(req, 'json'), answer.version, answer.bytes);
 }
@@ -109,6 +115,12 @@ async function currentTag(req: AnyRequest, table: VersionedTable, id: number): P
  */
 export async function writtenRecord(req: AnyRequest, res: Response, table: VersionedTable, id: number): Promise<void> {
   const tag = await currentTag(req, table, id);
+  if (tag) res.setHeader('ETag', tag);
+}
+
+/** `writtenRecord` from the record's single read rendered by the caller (with the answer's body, from one read). */
+export async function writtenRecordFrom(req: AnyRequest, res: Response, read: SingleRead | undefined): Promise<void> {
+  const tag = await tagOf(req, read);
   if (tag) res.setHeader('ETag', tag);
 }
 

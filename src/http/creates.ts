@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { OperationId, TypedRequest } from './handler';
 import { ApiError } from '../core/errors';
 import { restRoot } from './urls';
-import { writtenRecord } from './caching';
+import { writtenRecord, writtenRecordFrom, type SingleRead } from './caching';
 import { KINDS, type Kind } from '../kinds/registry';
 
 export type CreatedType = Kind;
@@ -47,7 +47,32 @@ export async function sendCreated<B>(
   location = createdLocation(req, created),
 ): Promise<void> {
   await writtenRecord(req, res, KINDS[created.type].versionedTable, created.id);
-  const body = await render(req, created.id);
+  answerCreated(res, created, await render(req, created.id), location);
+}
+
+/**
+ * The record as its create answers it and as its GET reads it for this caller (the ETag's bytes; undefined when they
+ * may not read it), rendered from one read of the record and what it shows.
+ */
+export type RenderCreatedAndRead<B = object> = (
+  req: AnyRequest,
+  id: number,
+) => Promise<{ body: B | undefined; read: SingleRead | undefined }>;
+
+/** `sendCreated` with a renderer that gives the GET's bytes too: the same answer, the record read once. */
+export async function sendCreatedAndRead<B>(
+  req: AnyRequest,
+  res: Response<B>,
+  created: Created,
+  render: RenderCreatedAndRead<B>,
+  location = createdLocation(req, created),
+): Promise<void> {
+  const { body, read } = await render(req, created.id);
+  await writtenRecordFrom(req, res, read);
+  answerCreated(res, created, body, location);
+}
+
+function answerCreated<B>(res: Response<B>, created: Created, body: B | undefined, location: string | null): void {
   if (body === undefined)
     throw new ApiError(410, 'rest_created_record_gone', 'created_record_gone', { id: created.id });
   res.status(201);

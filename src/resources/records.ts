@@ -174,6 +174,26 @@ export async function singleReadAnswer(
   return answer(row, await renderLinked(reader, kind, [row], true));
 }
 
+/**
+ * A created event as its create answers it (`body`, the wire shape without `json_ld`) and as `singleReadAnswer` gives
+ * its GET to the reader (`read`, undefined when they may not read it), from one read of the row and its relations.
+ */
+export async function createdEventAnswers(
+  reader: Reader,
+  id: number,
+): Promise<{ body: Event | undefined; read: { version: string; bytes: Buffer } | undefined }> {
+  const row = await findEvent(reader.db, id);
+  if (!row) return { body: undefined, read: undefined };
+  const [translated] = await translatePosts(reader.db, [row], reader.language);
+  const relations = await loadRelations(reader.db, [translated], reader.language, reader.caller);
+  const body = toWireEvent(reader.render, translated, relations, {});
+  const readable =
+    row.status !== 'trash' && canRead(reader.caller, 'events', owned(row)) && unlocked(row, reader.caller, undefined);
+  if (!readable) return { body, read: undefined };
+  const single = toWireEvent(reader.render, translated, relations, { single: true });
+  return { body, read: { version: versionTag(row), bytes: Buffer.from(JSON.stringify(single)) } };
+}
+
 /** The record as `reader` may read it, or undefined when they cannot (gone, trashed, draft, private…). */
 export function readRecord(reader: Reader, resource: Resource, id: number): Promise<WireRecord | undefined> {
   return READERS[resource](reader, id);

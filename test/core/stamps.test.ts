@@ -2,7 +2,7 @@
  * Representation stamps (src/core/stamps.ts), on every engine: `raiseStamps` raises the stamp of each post and term
  * its changes name once, however often they name it (an event announced twice, a term as category and as tag),
  * leaves every other record alone, and takes ids of records that are gone without complaint; through the kernel,
- * a write raises the stamps of the records it announces once per write.
+ * a write raises the stamps of the records it announces once per write, except those it created.
  */
 import { raiseStamps } from '../../src/core/stamps';
 import { write } from '../../src/core/write';
@@ -90,5 +90,21 @@ describe.each(ENGINES)('stamps on %s', (engine) => {
     const again = await stamps();
     await write(db, async (w) => w.change('event', event, 'updated'));
     expect(await stamps()).toEqual(raised(again, { posts: [event] }));
+  });
+
+  it('leaves the stamps of records the write created: no representation of them can be held yet', async () => {
+    const event = await insertEvent(db);
+    const before = await stamps();
+    const made = await write(db, async (w) => {
+      const id = await insertEvent(w.trx as unknown as Db);
+      w.change('event', id, 'created');
+      w.change('event', event, 'updated');
+      return id;
+    });
+    const expected = raised(before, { posts: [event] });
+    expect(await stamps()).toEqual({ ...expected, posts: { ...expected.posts, [made]: 0 } });
+    // once made, its next write raises it as any other
+    await write(db, async (w) => w.change('event', made, 'updated'));
+    expect((await stamps()).posts[made]).toBe(1);
   });
 });

@@ -8,10 +8,10 @@ import { sendJsonBytes } from '../../http/json-bytes';
 import { isTrue } from '../../core/flags';
 import { singleRecord, writtenRecord } from '../../http/caching';
 import { precondition } from '../../http/preconditions';
-import { sendCreated, type CreatedRenderers, type RenderCreated } from '../../http/creates';
+import { sendCreatedAndRead, type CreatedRenderers, type RenderCreated } from '../../http/creates';
 import { claimCreated } from '../../http/idempotency';
 import type { Caller } from '../../users/roles';
-import { eventBytes, renderEvents, type EventView } from '../records';
+import { createdEventAnswers, eventBytes, renderEvents, type EventView } from '../records';
 import * as series from '../series/service';
 import { seriesIdOf } from '../series/wire';
 import { assertReadable, eventById, eventBySlug, owned } from './access';
@@ -79,7 +79,7 @@ const handlers = {
     const onCreated = (trx: Parameters<typeof claimCreated>[0], id: number) =>
       claimCreated(trx, req, { type: 'event', id });
     const id = await service.createEvent(context(req), writerOf(req), req.body, onCreated);
-    await sendCreated(req, res, { type: 'event', id }, renderCreated);
+    await sendCreatedAndRead(req, res, { type: 'event', id }, (r, made) => createdEventAnswers(readerOf(r), made));
   },
   async get(req: Req<'getEvent' | 'getEventBySlug'>, res: Res<'getEvent' | 'getEventBySlug'>) {
     const row = await target(req);
