@@ -48,7 +48,7 @@ export function demoPage({ root, script, siteTimezone, query }: DemoInput): stri
     const snippet = `<script type="module" src="${script}"></script>\n<events-calendar ${attributes(view)}></events-calendar>`;
     return `<section aria-labelledby="view-${view}">
   <h2 id="view-${view}">${title}</h2>
-  <pre><code>${escapeHtml(snippet)}</code></pre>
+  <pre tabindex="0" aria-label="${title}: snippet"><code>${escapeHtml(snippet)}</code></pre>
   <events-calendar ${attributes(view)}></events-calendar>
 </section>`;
   }).join('\n');

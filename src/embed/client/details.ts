@@ -9,10 +9,15 @@ import type { ApiEvent, ApiOrganizer, ApiVenue } from './api';
 import type { Messages } from './messages';
 import { parseUtc } from './zones';
 
-/** The text of a piece of HTML (titles may carry entities): parsed in an inert document, never in the page. */
+/**
+ * The text of a piece of HTML (titles may carry entities or tags): parsed in an inert document, never in the page,
+ * without what scripts, styles and templates hold.
+ */
 export function htmlToText(html: string | null | undefined): string {
   if (!html) return '';
-  return new DOMParser().parseFromString(html, 'text/html').body.textContent?.trim() ?? '';
+  const body = new DOMParser().parseFromString(html, 'text/html').body;
+  for (const node of body.querySelectorAll('script, style, template, noscript')) node.remove();
+  return body.textContent?.replace(/\s+/g, ' ').trim() ?? '';
 }
 
 /** `url` when it is an absolute http(s) URL, else undefined. */

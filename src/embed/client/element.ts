@@ -23,6 +23,8 @@ import { formatUtc, fromWall, isZone, nextDay, parseUtc, toWall, viewerZone } fr
 const VIEWS = { month: 'dayGridMonth', week: 'timeGridWeek', day: 'timeGridDay', list: 'listUpcoming' } as const;
 type ViewName = keyof typeof VIEWS;
 const DAY_MS = 86_400_000;
+/** The list view: the next 60 days from the day shown. */
+const LIST_VIEW = { type: 'list', duration: { days: 60 }, dateAlignment: 'day' };
 const DEFAULT_POLL_SECONDS = 30;
 let instances = 0;
 
@@ -185,7 +187,7 @@ export class EventsCalendarElement extends HTMLElement {
         center: 'title',
         end: 'dayGridMonth,timeGridWeek,timeGridDay,listUpcoming',
       },
-      views: { listUpcoming: { type: 'list', duration: { days: 60 }, dateAlignment: 'day' } },
+      views: { listUpcoming: LIST_VIEW },
       height: 'auto',
       dayMaxEvents: 4,
       eventInteractive: true,
@@ -206,10 +208,14 @@ export class EventsCalendarElement extends HTMLElement {
       eventDidMount: (arg) => {
         arg.el.setAttribute('aria-haspopup', 'dialog');
       },
+      // a day cell is named by its date alone, yet holds the day's events: let its content speak for it
+      dayCellDidMount: (arg) => arg.el.removeAttribute('aria-labelledby'),
+      datesSet: () => this.quietIcons(),
       viewDidMount: () => this.dispatchEvent(new CustomEvent('viewchange', { detail: { view: this.view } })),
     });
     this.calendar.render();
     this.texts();
+    this.quietIcons();
     this.live = new Live(
       {
         streamUrl: this.api.streamUrl(),
@@ -225,6 +231,14 @@ export class EventsCalendarElement extends HTMLElement {
       (mode) => this.setAttribute('data-live', mode),
     );
     this.live.start();
+  }
+
+  /** FullCalendar's arrow icons are `role="img"` without a name, inside buttons that have one: hide them. */
+  private quietIcons(): void {
+    for (const icon of this.elements.calendar.querySelectorAll('.fc-icon[role="img"]')) {
+      icon.removeAttribute('role');
+      icon.setAttribute('aria-hidden', 'true');
+    }
   }
 
   private stop(): void {

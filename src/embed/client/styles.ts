@@ -36,6 +36,8 @@ export const STYLES = `
 .status:empty { display: none; }
 .status { color: var(--ec-muted); margin: 0 0 0.5em; }
 .fc .fc-event { cursor: pointer; }
+.fc .fc-day-other .fc-daygrid-day-top { opacity: 1; }
+.fc .fc-day-other .fc-daygrid-day-number { color: #595959; }
 .fc .fc-daygrid-dot-event .fc-event-title, .fc .fc-daygrid-dot-event .fc-event-time { color: var(--ec-text); }
 .fc .fc-list-event:focus-visible td { background: #eef4fb; }
 .fc .fc-col-header-cell-cushion, .fc .fc-daygrid-day-number, .fc .fc-list-day-cushion a { color: var(--ec-text); }
