@@ -289,7 +289,10 @@ describe('embeddable calendar in Chromium', () => {
       await page.screenshot({ path: path.join(OUTPUT, 'embed-details.png') });
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden' });
-      await expect(focusedClass(page, 'month')).resolves.toContain('fc-event');
+      const focusedText = await page.evaluate(
+        () => document.querySelector('events-calendar[view="month"]')?.shadowRoot?.activeElement?.textContent ?? '',
+      );
+      expect(focusedText).toContain('Harbour Concert'); // focus is back where it was
       expect(errors).toEqual([]);
     } finally {
       await context.close();

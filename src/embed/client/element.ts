@@ -332,7 +332,9 @@ export class EventsCalendarElement extends HTMLElement {
         titleId: `${this.key}-title`,
       }),
     );
-    dialog.addEventListener('close', () => from.isConnected && from.focus(), { once: true });
+    // back to what opened it when it closes (the focused row or link; else the event's element)
+    const back = (this.root.activeElement as HTMLElement | null) ?? from;
+    dialog.addEventListener('close', () => (back.isConnected ? back : from).focus(), { once: true });
     dialog.showModal();
   }
 }
