@@ -45,7 +45,8 @@ export function demoPage({ root, script, siteTimezone, query }: DemoInput): stri
       .map(([name, value]) => `${name}="${escapeHtml(value)}"`)
       .join(' ');
   const sections = VIEWS.map(([view, title]) => {
-    const snippet = `<script type="module" src="${script}"></script>\n<events-calendar ${attributes(view)}></events-calendar>`;
+    const element = `<events-calendar ${attributes(view)}></events-calendar>`;
+    const snippet = `<script type="module" src="${script}"></script>\n${element}`;
     return `<section aria-labelledby="view-${view}">
   <h2 id="view-${view}">${title}</h2>
   <pre tabindex="0" aria-label="${title}: snippet"><code>${escapeHtml(snippet)}</code></pre>

@@ -232,7 +232,7 @@ describe('embeddable calendar in Chromium', () => {
     }
   });
 
-  it('switches views and opens details with the keyboard, with a visible focus, and the details say it all', async () => {
+  it('switches views and opens details by keyboard, with a visible focus; the details say it all', async () => {
     const { context, page, errors } = await openPage();
     try {
       await page.goto(demo());
@@ -312,7 +312,8 @@ describe('embeddable calendar in Chromium', () => {
             .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
             .map(
               (v: any) =>
-                `${v.id} (${v.impact}): ${v.nodes.map((n: any) => `${n.target.join(' ')} ${n.html} ${n.failureSummary}`).join(', ')}`,
+                `${v.id} (${v.impact}): ` +
+                v.nodes.map((n: any) => `${n.target.join(' ')} ${n.html} ${n.failureSummary}`).join(', '),
             );
         });
         expect([label, violations]).toEqual([label, []]);
@@ -339,7 +340,7 @@ describe('embeddable calendar in Chromium', () => {
     await page.goto(`http://${BLOG_HOST}:${blogPort}/post.html?view=${view}`);
   }
 
-  it('renders a hostile title and description as text: no script from the data runs, even on a page without a policy', async () => {
+  it('renders a hostile title and description as text: nothing runs, even on a page without a policy', async () => {
     const { context, page, errors } = await openPage();
     try {
       // what a compromised or careless server could answer: the element must not trust the API's sanitising

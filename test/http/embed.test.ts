@@ -89,7 +89,7 @@ describe('embeddable calendar routes', () => {
     expect(res.body).toMatchObject({ code: 'rest_no_route' });
   });
 
-  it('serves the demo page: each view, its snippet, this service as src, a policy that runs only its own script', async () => {
+  it('serves the demo page: each view, its snippet, this service as src, a policy running its own script', async () => {
     const res = await request(service.app).get('/embed/').set('Host', 'calendar.example.org');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -102,7 +102,8 @@ describe('embeddable calendar routes', () => {
     for (const view of ['month', 'week', 'day', 'list']) {
       expect(res.text).toContain(`<events-calendar src="${root}" view="${view}" site-timezone="Europe/Amsterdam">`);
       expect(res.text).toContain(
-        `&lt;events-calendar src=&quot;${root}&quot; view=&quot;${view}&quot; site-timezone=&quot;Europe/Amsterdam&quot;&gt;`,
+        `&lt;events-calendar src=&quot;${root}&quot; view=&quot;${view}&quot; ` +
+          'site-timezone=&quot;Europe/Amsterdam&quot;&gt;',
       );
     }
     expect(res.text).toContain('<script type="module" src="http://calendar.example.org/embed/calendar.js"></script>');

@@ -1,9 +1,9 @@
 /**
  * `npm start` builds only what is stale (scripts/start.mjs, D95). The real script runs in a temporary project whose
- * npm scripts `build:server`, `docs` and `build:embed` only log that they ran and write their output, so the test shows which
- * targets a start rebuilds without spending a minute on TypeScript and Redoc: none on an unchanged checkout, the
- * one whose inputs changed, none for a changed mtime alone, and again after a failed or missing build. The docs
- * build of a plain start runs beside the server and is stamped when it ends.
+ * npm scripts `build:server`, `docs` and `build:embed` only log that they ran and write their output, so the test
+ * shows which targets a start rebuilds without spending a minute on TypeScript and Redoc: none on an unchanged
+ * checkout, the one whose inputs changed, none for a changed mtime alone, and again after a failed or missing build.
+ * The docs build of a plain start runs beside the server and is stamped when it ends.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -41,7 +41,9 @@ export const STYLES = `
 .fc .fc-daygrid-dot-event .fc-event-title, .fc .fc-daygrid-dot-event .fc-event-time { color: var(--ec-text); }
 .fc .fc-list-event:focus-visible td { background: #eef4fb; }
 .fc .fc-col-header-cell-cushion, .fc .fc-daygrid-day-number, .fc .fc-list-day-cushion a { color: var(--ec-text); }
-dialog { max-width: min(40em, 92vw); border: 1px solid #7a7a7a; border-radius: 6px; padding: 1.25em; color: var(--ec-text); }
+dialog {
+  max-width: min(40em, 92vw); border: 1px solid #7a7a7a; border-radius: 6px; padding: 1.25em; color: var(--ec-text);
+}
 dialog::backdrop { background: rgba(0, 0, 0, 0.45); }
 dialog h2 { margin-top: 0; font-size: 1.3em; }
 dialog dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.3em 1em; }
