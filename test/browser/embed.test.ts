@@ -419,6 +419,44 @@ describe('embeddable calendar in Chromium', () => {
     }
   });
 
+  it('refetches on a message of the change stream, with no poll to help', async () => {
+    const { context, page, errors } = await openPage();
+    try {
+      // the stream as the service answers it: held open until the test has made its change, then one message; a
+      // reconnection after it is held for good. Polls come every 10 minutes: only the stream can show the change.
+      let message: string | undefined;
+      const waiting: Array<() => void> = [];
+      await page.route(`**${NS}/changes/stream`, async (route) => {
+        if (message) return; // a reconnection: left pending
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        await route.fulfill({
+          status: 200,
+          headers: {
+            'Content-Type': 'text/event-stream',
+            'Cache-Control': 'no-store',
+            'Access-Control-Allow-Origin': '*',
+          },
+          body: message,
+        });
+      });
+      await page.goto(demo(`date=${DAY}&lang=en&poll=600`));
+      await waitForViews(page);
+      const id = await create({ title: 'Stream Talk', start_date: `${DAY} 10:00:00`, end_date: `${DAY} 11:00:00` });
+      const entry = { cursor: '1', resource: 'event', id, action: 'created', modified_utc: '2027-06-15 12:00:00' };
+      message = `id: 1\ndata: ${JSON.stringify(entry)}\n\n`;
+      for (const release of waiting.splice(0)) release();
+      for (const view of VIEWS) await eventIn(page, view, 'Stream Talk').waitFor({ state: 'visible', timeout: 2_000 });
+      await expect(calendar(page, 'month').getAttribute('data-live')).resolves.toBe('stream');
+      await request(service.app)
+        .delete(`${NS}/events/${id}`)
+        .auth(...service.as('editor'))
+        .query({ force: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("speaks the service's default language when `lang` names none, and the one it names otherwise", async () => {
     const { context, page } = await openPage();
     try {
