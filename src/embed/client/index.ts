@@ -1,6 +1,6 @@
 /**
  * The embeddable calendar's entry, bundled into `/embed/calendar.<hash>.js`: defines `<events-calendar>` once (a page
- * may load the script twice, under both its names).
+ * may load two versions of the script).
  */
 import { EventsCalendarElement } from './element';
 
