@@ -7,7 +7,7 @@ const FLOORS = [
   ['engines', '^src/(db|search|i18n|users|metrics|outbound|cache|kinds)/'],
   ['kernel', '^src/(core|http)/'],
   ['resources', '^src/resources/'],
-  ['capabilities', '^src/(feeds|imports|integrations|ops|audit|mcp|publishing)/'],
+  ['capabilities', '^src/(feeds|imports|integrations|ops|audit|mcp|publishing|embed)/'],
   ['composition', '^src/((app|server|routes)\\.ts$|cli/)'],
 ];
 

@@ -1,11 +1,13 @@
 /**
  * `npm start` and `npm run build`: build only what is stale, then serve (docs/decisions.md D95).
  *
- * Two build targets, each with the inputs it is made from and the npm script that makes it:
+ * Three build targets, each with the inputs it is made from and the npm script that makes it:
  *   - `server`: `dist/src/` (TypeScript compiled by `npm run build:server`), from src/, generated/*.ts, the tsconfigs
  *     and the lock file;
  *   - `docs`: `dist/docs/` (the Redoc site in every language, `npm run docs`), from the bundled specs in generated/,
- *     scripts/build-docs.ts, the language list, .redocly.yaml and the lock file.
+ *     scripts/build-docs.ts, the language list, .redocly.yaml and the lock file;
+ *   - `embed`: `dist/embed/` (the embeddable calendar, `npm run build:embed`, D140), from src/embed/client/,
+ *     scripts/build-embed.mjs and the lock file.
  * A target is stale when its output is missing or the SHA-256 of its inputs (paths and contents, not mtimes, so a
  * fresh clone and a `touch` agree) differs from the stamp written in dist/.stamps/ after its last successful build.
  *
@@ -53,6 +55,12 @@ const TARGETS = [
     ],
     output: 'dist/docs/index.html',
     script: 'docs',
+  },
+  {
+    name: 'embed',
+    inputs: [{ dir: 'src/embed/client', ext: ['.ts', '.json'] }, 'scripts/build-embed.mjs', 'package-lock.json'],
+    output: 'dist/embed/manifest.json',
+    script: 'build:embed',
   },
 ];
 

@@ -22,7 +22,7 @@ import { singleReadAnswer } from './resources/records';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
-import { DOCS_SITE } from './paths';
+import { DOCS_SITE, EMBED_BUILD } from './paths';
 import { markJsonAsForm, refuseJsonAsForm } from './http/json-as-form';
 import { conditionalReads, currentTagOn412, tagRecordsWith } from './http/caching';
 import { idempotentCreate } from './http/idempotency';
@@ -39,6 +39,7 @@ import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
 import { registerWebhookMetrics } from './integrations/webhooks/metrics';
 import { mcpEndpoint } from './mcp/endpoint';
+import { embedRoutes } from './embed/routes';
 
 export interface AppOptions {
   logger: Logger;
@@ -90,6 +91,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     docsHeaders,
     express.static(DOCS_SITE, { index: 'index.html', redirect: true, fallthrough: true }),
   );
+  // the embeddable calendar: its script (any origin may load it) and demo page; no build, the final 404 (D140)
+  app.use(`${config.basePath}/embed`, embedRoutes(config, EMBED_BUILD));
   app.get(`${config.basePath || ''}/`, serviceIndex);
   // the Model Context Protocol: each tool call is dispatched back into this app as the REST request it mirrors
   app.use(

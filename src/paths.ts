@@ -19,3 +19,5 @@ export function localisedSpec(language: string): string {
 
 /** The static documentation site built by `npm run docs` (scripts/build-docs.ts), served at `{base_url}/docs/`. */
 export const DOCS_SITE = path.join(PROJECT_ROOT, 'dist', 'docs');
+/** The embeddable calendar built by `npm run build:embed` (scripts/build-embed.mjs), served at `{base_url}/embed/`. */
+export const EMBED_BUILD = path.join(PROJECT_ROOT, 'dist', 'embed');

@@ -1,9 +1,9 @@
 /**
  * `npm start` builds only what is stale (scripts/start.mjs, D95). The real script runs in a temporary project whose
- * npm scripts `build:server` and `docs` only log that they ran and write their output, so the test shows which
- * targets a start rebuilds without spending a minute on TypeScript and Redoc: none on an unchanged checkout, the
- * one whose inputs changed, none for a changed mtime alone, and again after a failed or missing build. The docs
- * build of a plain start runs beside the server and is stamped when it ends.
+ * npm scripts `build:server`, `docs` and `build:embed` only log that they ran and write their output, so the test
+ * shows which targets a start rebuilds without spending a minute on TypeScript and Redoc: none on an unchanged
+ * checkout, the one whose inputs changed, none for a changed mtime alone, and again after a failed or missing build.
+ * The docs build of a plain start runs beside the server and is stamped when it ends.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,9 @@ if (fs.existsSync('FAIL_' + target)) process.exit(3);
 if (target === 'server') {
   fs.mkdirSync('dist/src', { recursive: true });
   fs.copyFileSync('fake-server.js', 'dist/src/server.js');
+} else if (target === 'embed') {
+  fs.mkdirSync('dist/embed', { recursive: true });
+  fs.writeFileSync('dist/embed/manifest.json', '{}');
 } else {
   fs.mkdirSync('dist/docs', { recursive: true });
   fs.writeFileSync('dist/docs/index.html', '<!DOCTYPE html>');
@@ -77,13 +80,18 @@ beforeAll(() => {
     JSON.stringify({
       name: 'start-fixture',
       private: true,
-      scripts: { 'build:server': 'node fake-build.js server', docs: 'node fake-build.js docs' },
+      scripts: {
+        'build:server': 'node fake-build.js server',
+        docs: 'node fake-build.js docs',
+        'build:embed': 'node fake-build.js embed',
+      },
     }),
   );
   write('fake-build.js', FAKE_BUILD);
   write('fake-server.js', FAKE_SERVER);
   write('src/server.ts', 'export const a = 1;\n');
   write('src/http/app.ts', 'export const b = 2;\n');
+  write('src/embed/client/index.ts', 'export const c = 3;\n');
   write('generated/schema.d.ts', 'export interface paths {}\n');
   write('generated/openapi.json', '{"openapi":"3.1.1"}\n');
   write('generated/openapi.fr.json', '{"openapi":"3.1.1"}\n');
@@ -95,9 +103,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('scripts/start.mjs', () => {
   it('builds everything once on a fresh checkout, then nothing while the inputs are unchanged', () => {
-    expect(stale()).toEqual(['server', 'docs']);
+    expect(stale()).toEqual(['server', 'docs', 'embed']);
     expect(start('--build').status).toBe(0);
-    expect(built()).toEqual(['server', 'docs']);
+    expect(built()).toEqual(['server', 'docs', 'embed']);
     expect(stale()).toEqual([]);
     expect(start('--build').status).toBe(0);
     expect(built()).toEqual([]);
@@ -115,10 +123,10 @@ describe('scripts/start.mjs', () => {
     expect(built()).toEqual(['docs']);
 
     write('src/new-room.ts', 'export {};\n'); // a new file is a change
-    write('package-lock.json', '{"lockfileVersion":3}\n'); // and a new lock file changes both
-    expect(stale()).toEqual(['server', 'docs']);
+    write('package-lock.json', '{"lockfileVersion":3}\n'); // and a new lock file changes all three
+    expect(stale()).toEqual(['server', 'docs', 'embed']);
     start('--build');
-    expect(built()).toEqual(['server', 'docs']);
+    expect(built()).toEqual(['server', 'docs', 'embed']);
   });
 
   it('compares contents, not times: a touched file or a new clone of the same tree builds nothing', () => {
@@ -149,7 +157,7 @@ describe('scripts/start.mjs', () => {
 
   it('forces every target with --force', () => {
     expect(start('--force').status).toBe(0);
-    expect(built()).toEqual(['server', 'docs']);
+    expect(built()).toEqual(['server', 'docs', 'embed']);
   });
 
   it('serves at once on an unchanged checkout, building nothing', () => {
@@ -177,6 +185,6 @@ describe('the staleness check on this checkout', () => {
     // a measure reported, with a bound loose enough for a loaded machine (typically 20–60 ms here)
     process.stdout.write(`start --check on this checkout: ${ms} ms, stale: ${JSON.stringify(targets)}\n`);
     expect(ms).toBeLessThan(5_000);
-    expect(targets.every((t) => t === 'server' || t === 'docs')).toBe(true);
+    expect(targets.every((t) => ['server', 'docs', 'embed'].includes(t))).toBe(true);
   });
 });
