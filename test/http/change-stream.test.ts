@@ -5,6 +5,8 @@
  * another node (a second app on the same database) reaches a stream, and the wake-up latency is measured.
  */
 import type { Server } from 'node:http';
+import net from 'node:net';
+import { once } from 'node:events';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { openStream, type SseStream } from '../support/sse';
@@ -41,7 +43,7 @@ describe.each(ENGINES)('change stream on %s', (engine) => {
   beforeAll(async () => {
     // SQLite on a file, so that the second node is another connection to the same database
     service = await startService(engine, ENV, createLogger('silent'), { lockWaitMs: 10_000 });
-    other = await secondNode(service, { ...ENV, STREAM_MAX_OPEN: '1' });
+    other = await secondNode(service, { ...ENV, STREAM_MAX_OPEN: '1', STREAM_MAX_BUFFER_BYTES: '65536' });
   }, TIMEOUT);
   afterAll(async () => {
     for (const stream of open) stream.close();
@@ -239,6 +241,39 @@ describe.each(ENGINES)('change stream on %s', (engine) => {
   let there: SseStream | undefined;
 
   it(
+    'drops a client that stops reading once its unread bytes pass the bound',
+    async () => {
+      const { port } = other.server.address() as { port: number };
+      const socket = net.connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `GET ${NS}/changes/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n` +
+          `Authorization: ${credentials('administrator')}\r\n\r\n`,
+      );
+      await once(socket, 'data');
+      socket.pause(); // reads nothing more: the kernel's buffers fill, then the server's
+      socket.on('error', () => undefined);
+      const big = await tag('Slow reader');
+      const description = 'A long description. '.repeat(10_000); // ~200 kB in every event
+      let writes = 0;
+      const metric = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+          headers: { Authorization: 'Bearer stream-metrics' },
+        });
+        return /^change_stream_dropped_total (\d+)/m.exec(await res.text())?.[1];
+      };
+      while ((await metric()) !== '1' && writes < 200) {
+        expect((await write('patch', `/tags/${big}`, { description: `${writes} ${description}` })).status).toBe(200);
+        writes++;
+      }
+      expect(await metric()).toBe('1');
+      socket.destroy();
+      console.log(`slow reader dropped after ${writes} writes of ~200 kB`);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'shows open streams and events sent in /metrics',
     async () => {
       const s = await stream('', 'administrator');
@@ -266,7 +301,11 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promi
 async function secondNode(service: TestService, env: Record<string, string>): Promise<Node> {
   const { database } = service;
   const db = createDb(database.url, { schema: database.schema, lockWaitMs: 10_000 });
-  const config = { ...service.config, streamMaxOpen: Number(env.STREAM_MAX_OPEN) };
+  const config = {
+    ...service.config,
+    streamMaxOpen: Number(env.STREAM_MAX_OPEN),
+    streamMaxBufferBytes: Number(env.STREAM_MAX_BUFFER_BYTES),
+  };
   const app = createApp(
     { config, db, spec: loadSpec(), throttle: createThrottle(db, config, database.schema) },
     { logger: createLogger('silent'), validateResponses: true },

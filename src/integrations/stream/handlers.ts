@@ -43,6 +43,7 @@ export const streamHandlers = {
       callerKey,
       after,
       maxBufferBytes: config.streamMaxBufferBytes,
+      drainMs: config.streamHeartbeatMs,
     });
   },
 };

@@ -2,8 +2,9 @@
  * One open change stream: it reads the feed after its position through the change feed's own reader
  * (`changesAfter`, so it sees exactly what `GET /changes` shows the same caller) and writes each change as a
  * Server-Sent Event whose `id` is the change's cursor. Reads never overlap: a wake-up during a read makes one more
- * read after it. A client that does not read what it is sent is disconnected once its unread bytes pass the bound,
- * rather than buffered without end: it resumes from its last event id.
+ * read after it. Backpressure: past a page whose bytes the client has not taken (unread bytes over the bound), the
+ * stream reads no further until they drain; a client that does not drain them within a heartbeat interval is
+ * disconnected rather than buffered without end, and resumes from its last event id.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Session } from 'better-sse';
@@ -27,6 +28,8 @@ export interface StreamOptions {
   /** The feed position the stream starts after. */
   after: number;
   maxBufferBytes: number;
+  /** How long a client may leave the bound passed before it is dropped (the heartbeat interval). */
+  drainMs: number;
 }
 
 export class ChangeStream implements Subscriber {
@@ -38,6 +41,7 @@ export class ChangeStream implements Subscriber {
   private sentSinceTick = false;
   private closed = false;
   private ready = false;
+  private overAtTick = false;
 
   constructor(
     req: IncomingMessage,
@@ -80,12 +84,13 @@ export class ChangeStream implements Subscriber {
 
   tick(): void {
     if (this.closed || !this.ready) return;
-    if (!this.sentSinceTick) {
+    this.bounded();
+    if (!this.closed && !this.sentSinceTick) {
       void this.session
         .batch((buffer) => {
           buffer.comment('ping').dispatch();
         })
-        .then(() => this.bounded());
+        .catch(() => undefined);
     }
     this.sentSinceTick = false;
   }
@@ -108,18 +113,43 @@ export class ChangeStream implements Subscriber {
         this.options.metrics.sent(page.changes.length);
       }
       this.position = page.last;
-      if (!this.bounded() || !page.hasMore) return;
+      if (!(await this.drained()) || !page.hasMore) return;
     }
   }
 
-  /** Whether the client keeps up; one that does not is disconnected. */
-  private bounded(): boolean {
+  /** Whether the client's unread bytes are within the bound, or drain below it within `drainMs`; else it is dropped. */
+  private async drained(): Promise<boolean> {
     if (this.closed) return false;
     if (this.res.writableLength <= this.options.maxBufferBytes) return true;
+    const drained = await new Promise<boolean>((resolve) => {
+      const done = (result: boolean) => {
+        clearTimeout(timer);
+        this.res.off('drain', onDrain);
+        this.res.off('close', onClose);
+        resolve(result);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(false);
+      const timer = setTimeout(() => done(false), this.options.drainMs);
+      this.res.on('drain', onDrain);
+      this.res.on('close', onClose);
+    });
+    if (drained || this.closed) return drained && !this.closed;
+    this.drop();
+    return false;
+  }
+
+  /** A client that left the bound passed from one heartbeat tick to the next (a whole interval) is dropped. */
+  private bounded(): void {
+    const over = this.res.writableLength > this.options.maxBufferBytes;
+    if (over && this.overAtTick && !this.reading) this.drop();
+    this.overAtTick = over;
+  }
+
+  private drop(): void {
     this.options.metrics.dropped();
     this.end();
     this.res.destroy();
-    return false;
   }
 
   private end(): void {
