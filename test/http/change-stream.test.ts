@@ -121,8 +121,11 @@ describe.each(ENGINES)('change stream on %s', (engine) => {
   );
 
   it(
-    'answers a bad cursor 400 before streaming',
+    'answers a bad cursor 400 before streaming, and HEAD without holding a stream open',
     async () => {
+      const head = await http(service).head(`${NS}/changes/stream`);
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toMatch(/^text\/event-stream/);
       const bad = await stream('', 'administrator', { 'Last-Event-ID': 'not-a-cursor' });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ code: 'rest_invalid_param', data: { status: 400 } });

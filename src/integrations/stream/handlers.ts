@@ -35,6 +35,10 @@ export const streamHandlers = {
       const seconds = RETRY_AFTER_SECONDS;
       throw new ApiError(429, 'rest_too_many_requests', 'too_many_streams', { seconds }, { retry_after: seconds });
     }
+    if (req.method === 'HEAD' || res.locals.head) {
+      res.status(200).type('text/event-stream').end(); // the head a GET would get; no stream to hold open
+      return;
+    }
     new ChangeStream(req, res, {
       reader,
       db,

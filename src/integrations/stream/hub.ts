@@ -41,6 +41,8 @@ export class StreamHub {
   private heartbeat: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
   private checkAgain = false;
+  /** The last listener connection or poller being stopped (awaited by `closeAll`). */
+  private stopping: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -71,14 +73,13 @@ export class StreamHub {
     const left = (this.perCaller.get(subscriber.callerKey) ?? 1) - 1;
     if (left > 0) this.perCaller.set(subscriber.callerKey, left);
     else this.perCaller.delete(subscriber.callerKey);
-    if (this.subscribers.size === 0) this.stop();
+    if (this.subscribers.size === 0) void this.stop();
   }
 
   /** Ends every stream (graceful shutdown). */
   async closeAll(): Promise<void> {
     for (const subscriber of [...this.subscribers]) subscriber.close();
-    this.stop();
-    await this.watching;
+    await this.stop();
   }
 
   /** Something may have been appended to the feed: read its newest position once, and wake streams if it moved. */
@@ -122,14 +123,15 @@ export class StreamHub {
     this.heartbeat.unref();
   }
 
-  private stop(): void {
+  private stop(): Promise<void> {
     this.stopLocal?.();
     this.stopLocal = undefined;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     const watching = this.watching;
     this.watching = undefined;
-    void watching?.then((watch) => watch?.stop());
+    this.stopping = Promise.all([this.stopping, watching?.then((watch) => watch?.stop())]).then(() => undefined);
+    return this.stopping;
   }
 }
 
