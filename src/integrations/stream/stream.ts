@@ -7,7 +7,7 @@
  * disconnected rather than buffered without end, and resumes from its last event id.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Session } from 'better-sse';
+import { NodeHttp1Connection, Session } from 'better-sse';
 import type { Db } from '../../db/types';
 import type { Reader } from '../../core/reader';
 import { changesAfter } from '../changes';
@@ -50,7 +50,10 @@ export class ChangeStream implements Subscriber {
   ) {
     this.callerKey = options.callerKey;
     this.position = options.after;
-    this.session = new Session(req, res, {
+    const connection = new NodeHttp1Connection(req, res);
+    // better-sse reads parameters of its own (`padding`, `evs_preamble`, `lastEventId`); the spec declares none
+    for (const name of [...connection.url.searchParams.keys()]) connection.url.searchParams.delete(name);
+    this.session = new Session(connection, {
       keepAlive: null, // the hub's one timer sends the heartbeats
       retry: RETRY_MS,
       trustClientEventId: false, // the handler has read and checked Last-Event-ID already
