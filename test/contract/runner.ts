@@ -426,6 +426,7 @@ export class ContractRun {
       user: w.user,
       author: w.user,
       cursor: undefined,
+      after: undefined, // a change stream's start: a cursor the service gave, or none
       key: undefined,
     };
     return name in named ? named[name] : value;
