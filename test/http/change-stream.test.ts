@@ -106,6 +106,16 @@ describe.each(ENGINES)('change stream on %s', (engine) => {
       expect(again.map((e) => JSON.parse(e.data).id)).toEqual([ids[2], ...all.slice(1).map((c: any) => c.id)]);
       await expect(resumed.next(300)).rejects.toThrow(/timed out/); // nothing repeated
       resumed.close();
+      // the same on another node: the feed in the database is the truth, not a node's memory
+      const elsewhere = await stream('', 'administrator', { 'Last-Event-ID': got[1].id as string }, other.url);
+      const there3 = [await elsewhere.next(), await elsewhere.next(), await elsewhere.next()];
+      expect(there3.map((e) => e.id)).toEqual(again.map((e) => e.id));
+      // the same items, but for the URLs in records, which name the node the request reached
+      const host = (url: string) => new URL(url).host;
+      const here3 = again.map((e) => e.data.replaceAll(host(base()), host(other.url)));
+      expect(there3.map((e) => e.data)).toEqual(here3);
+      elsewhere.close();
+      await elsewhere.ended;
 
       // `after=` does the same; Last-Event-ID wins over it
       const fromQuery = await stream(`?after=${encodeURIComponent(got[2].id as string)}`, 'administrator');
