@@ -71,6 +71,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
         '/calendar/events/v1/tags',
         '/calendar/events/v1/tags/(?P<id>\\d+)',
         '/calendar/events/v1/changes',
+        '/calendar/events/v1/changes/stream',
         '/calendar/events/v1/webhooks',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)/ping',
