@@ -967,6 +967,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes/stream": {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the change feed live
+         * @description The change feed as Server-Sent Events: one `change` event per change, oldest first, its `data` the same JSON
+         *     as an item of `GET /changes` (the record as the caller may read it, in the request's language; a record the
+         *     caller cannot read is reported as `deleted` without a record) and its `id` that change's `cursor`. The stream
+         *     starts after the cursor in `Last-Event-ID` (a reconnecting client sends it), else after `after`, else now; a
+         *     resumed stream loses and repeats no change, whichever node answers. A comment line (`: ping`) is sent when the
+         *     stream has been quiet for `STREAM_HEARTBEAT_MS` (15 s). Streams are bounded per caller and per node (429 with
+         *     `Retry-After`), and a client that reads too slowly is disconnected: it reconnects with `Last-Event-ID`.
+         */
+        get: operations["streamChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: {
@@ -2398,6 +2427,17 @@ export interface components {
             next_cursor: string;
             has_more: boolean;
         };
+        /**
+         * @description A stream of Server-Sent Events (HTML Living Standard, section 9.2): a `retry` field first, then per change `id: <cursor>`, `event: change` and one `data` line holding a `Change` as JSON; comment lines (`: ping`) keep an idle stream open.
+         * @example retry: 2000
+         *
+         *     id: YzE6NDI
+         *     event: change
+         *     data: {"cursor":"YzE6NDI","resource":"tag","id":7,"modified_utc":"2027-06-15 12:00:00","action":"deleted"}
+         *
+         *     : ping
+         */
+        ChangeStream: string;
         WebhookEvents: ("*" | "event.created" | "event.updated" | "event.deleted" | "venue.created" | "venue.updated" | "venue.deleted" | "organizer.created" | "organizer.updated" | "organizer.deleted" | "category.created" | "category.updated" | "category.deleted" | "tag.created" | "tag.updated" | "tag.deleted")[];
         Webhook: {
             id: number;
@@ -2761,6 +2801,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The changes as they happen, as Server-Sent Events (`text/event-stream`). */
+        ChangeStream: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/event-stream": components["schemas"]["ChangeStream"];
+            };
+        };
+        /** @description The caller (or this node) has as many change streams open as it may (`rest_too_many_requests`, with `data.retry_after`); try again after `Retry-After`. */
+        TooManyStreams: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The subscription. */
         WebhookOk: {
             headers: {
@@ -2909,6 +2969,10 @@ export interface components {
         changes_cursor: string;
         /** @description The most changes to return. */
         changes_limit: number;
+        /** @description Start after this cursor (`next_cursor` or a change's `cursor`); `Last-Event-ID` wins when both are sent. */
+        changes_after: string;
+        /** @description The `id` of the last event received; the stream resumes after it. */
+        last_event_id: string;
         /** @description The subscription's id. */
         webhook_id: number;
         /** @description The delivery's id. */
@@ -5042,6 +5106,31 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["CursorExpired"];
+            default: components["responses"]["Error"];
+        };
+    };
+    streamChanges: {
+        parameters: {
+            query?: {
+                /** @description Content language of the request and the response. Defaults to the service's `DEFAULT_LANGUAGE`. */
+                i18n_language?: components["parameters"]["i18n_language"];
+                /** @description Start after this cursor (`next_cursor` or a change's `cursor`); `Last-Event-ID` wins when both are sent. */
+                after?: components["parameters"]["changes_after"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: components["parameters"]["last_event_id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ChangeStream"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
+            429: components["responses"]["TooManyStreams"];
             default: components["responses"]["Error"];
         };
     };

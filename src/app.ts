@@ -38,6 +38,7 @@ import { instrumentDatabase, instrumentRequests, metricsRoute } from './ops/metr
 import { createMetrics } from './metrics/registry';
 import { registerSeriesMetrics } from './resources/series/metrics';
 import { registerWebhookMetrics } from './integrations/webhooks/metrics';
+import { registerChangeStreamMetrics } from './integrations/stream';
 import { mcpEndpoint } from './mcp/endpoint';
 import { embedRoutes } from './embed/routes';
 
@@ -74,6 +75,7 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     instrumentDatabase(metrics, context.db);
     registerSeriesMetrics(metrics, context.db, config);
     registerWebhookMetrics(metrics, context.db);
+    registerChangeStreamMetrics(metrics, context.db);
   }
   useRequestLog(app, logger);
   app.use(apiHeaders);

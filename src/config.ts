@@ -55,6 +55,16 @@ export interface Config {
   recurrenceHorizonMonths: number;
   /** Days the change feed keeps its changes (older cursors are 410). */
   changesRetentionDays: number;
+  /** Change stream: open streams one caller (a user, or an anonymous address) may hold; more are 429. */
+  streamMaxPerCaller: number;
+  /** Change stream: open streams this node holds at most; more are 429. */
+  streamMaxOpen: number;
+  /** Change stream: a quiet stream gets a `: ping` comment this often. */
+  streamHeartbeatMs: number;
+  /** Change stream on SQLite: how often the node looks for other processes' writes while streams are open. */
+  streamPollMs: number;
+  /** Change stream: a client whose unread bytes pass this is disconnected (it resumes with `Last-Event-ID`). */
+  streamMaxBufferBytes: number;
   /** Webhooks: seconds to wait before each retry after the first attempt. */
   webhookRetrySchedule: number[];
   /** Webhooks: a subscription failing this long without a success is disabled. */
@@ -131,6 +141,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     metricsToken: env.METRICS_TOKEN || undefined,
     recurrenceHorizonMonths: integer(env.RECURRENCE_HORIZON_MONTHS, 24, 'RECURRENCE_HORIZON_MONTHS', 1, 120),
     changesRetentionDays: integer(env.CHANGES_RETENTION_DAYS, 30, 'CHANGES_RETENTION_DAYS', 1, 3650),
+    streamMaxPerCaller: integer(env.STREAM_MAX_PER_CALLER, 5, 'STREAM_MAX_PER_CALLER', 1, 1000),
+    streamMaxOpen: integer(env.STREAM_MAX_OPEN, 1000, 'STREAM_MAX_OPEN', 1, 100_000),
+    streamHeartbeatMs: integer(env.STREAM_HEARTBEAT_MS, 15_000, 'STREAM_HEARTBEAT_MS', 10, 3_600_000),
+    streamPollMs: integer(env.STREAM_POLL_MS, 200, 'STREAM_POLL_MS', 10, 60_000),
+    streamMaxBufferBytes: integer(env.STREAM_MAX_BUFFER_BYTES, 1_048_576, 'STREAM_MAX_BUFFER_BYTES', 1024, 1 << 30),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookDisableAfterSeconds: integer(
       env.WEBHOOK_DISABLE_AFTER_SECONDS,

@@ -13,6 +13,7 @@ import { eventHandlers, eventRenderers } from './resources/events/handlers';
 import { linkedHandlers, linkedRenderers } from './resources/linked/handlers';
 import { appPasswordHandlers } from './resources/app-passwords/handlers';
 import { changeHandlers } from './integrations/handlers';
+import { streamHandlers } from './integrations/stream';
 import { webhookHandlers } from './integrations/webhooks/handlers';
 import { auditHandlers } from './audit/handlers';
 import { icalHandlers, sendEventCalendar, sendEventListCalendar } from './feeds/ical/handlers';
@@ -41,6 +42,7 @@ export const handlers: HandlerTable = {
   ...linkedHandlers,
   ...termHandlers,
   ...changeHandlers,
+  ...streamHandlers,
   ...webhookHandlers,
   ...appPasswordHandlers,
   ...auditHandlers,

@@ -20,6 +20,7 @@ import { startHorizonJob } from './resources/series/horizon';
 import { startDispatcher } from './integrations/webhooks/dispatcher';
 import { startRetention } from './audit/retention';
 import { startPublisher } from './publishing/job';
+import { closeChangeStreams } from './integrations/stream';
 
 const STATISTICS_INTERVAL_MS = 3 * 3600_000;
 
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     stopHorizonJob();
     clearInterval(statistics);
+    await closeChangeStreams(db); // their clients resume on another node with Last-Event-ID
     await terminator.terminate();
     await publisher.stop();
     await dispatcher.stop();

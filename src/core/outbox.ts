@@ -8,12 +8,13 @@
  * 11 before a slower transaction commits id 10 and move its cursor past it. We serialise the appends instead: a
  * transaction-scoped advisory lock taken just before the insert and held to commit, so ids commit in id order.
  * The kernel calls this last in the transaction, and the subscriptions are read before the lock, which keeps the
- * serialised part to the insert and the commit.
- * SQLite has one writer already.
+ * serialised part to the insert and the commit. SQLite has one writer already. On PostgreSQL the append also
+ * notifies the other nodes' change streams, delivered at commit (db/dialects/change-signal.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { lockFor, toNumber, utcNow } from '../db/dialect';
+import { signalChanges } from '../db/dialects/change-signal';
 import { KIND_NAMES, type Kind } from '../kinds/registry';
 
 /** The feed's and the webhooks' resources: every record kind (src/kinds/). */
@@ -61,6 +62,7 @@ export async function recordChanges(
       })),
     );
   }
+  await signalChanges(trx); // other nodes' change streams wake when this commits
   const type = `${resource}.${action}`;
   const matching = hooks.filter((hook) => subscribes(JSON.parse(hook.events) as string[], type));
   const deliveries = matching.flatMap((hook) =>

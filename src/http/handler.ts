@@ -17,12 +17,14 @@ type BodyOf<O extends OperationId> = operations[O] extends { requestBody?: { con
     ? B
     : never
   : never;
-/** The JSON answer, or the text of an answer that is only text (text/calendar). */
+/** The JSON answer, or the text of an answer that is only text (text/calendar, text/event-stream). */
 type Json<R> = R extends { content: { 'application/json': infer B } }
   ? B
   : R extends { content: { 'text/calendar': infer T } }
     ? T
-    : never;
+    : R extends { content: { 'text/event-stream': infer T } }
+      ? T
+      : never;
 /** The success answer (200, 201 or 202) of an operation; of each, for a union of operations. */
 type SuccessOf<O extends OperationId> = O extends OperationId
   ? {

@@ -18,9 +18,10 @@ export function encodeCursor(id: number): string {
   return Buffer.from(`${CURSOR_VERSION}:${id}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): number {
+/** The position in the feed a cursor names (400 `rest_invalid_param` naming `param` when it names none). */
+export function decodeCursor(cursor: string, param = 'cursor'): number {
   const [version, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  if (version !== CURSOR_VERSION || !/^\d{1,15}$/.test(id ?? '')) throw invalidParam('cursor', 'cursor_invalid');
+  if (version !== CURSOR_VERSION || !/^\d{1,15}$/.test(id ?? '')) throw invalidParam(param, 'cursor_invalid');
   return Number(id);
 }
 
@@ -52,6 +53,17 @@ async function prunedThrough(db: Executor): Promise<number> {
   return toNumber(row?.pruned_through);
 }
 
+/** The newest position of the feed: a cursor for "now" (never behind the retention horizon). */
+export async function latestPosition(db: Db): Promise<number> {
+  const last = await db('changes').max('id as id').first();
+  return Math.max(await prunedThrough(db), toNumber(last?.id));
+}
+
+/** 410 `rest_cursor_expired` when retention has pruned changes after `after`. */
+export async function assertRetained(db: Db, after: number): Promise<void> {
+  if (after < (await prunedThrough(db))) throw new ApiError(410, 'rest_cursor_expired', 'cursor_expired');
+}
+
 export async function readChanges(
   reader: Reader,
   db: Db,
@@ -60,13 +72,22 @@ export async function readChanges(
   limit: number,
 ) {
   await pruneChanges(db, config);
-  const horizon = await prunedThrough(db);
-  if (cursor === undefined) {
-    const last = await db('changes').max('id as id').first();
-    return { changes: [], next_cursor: encodeCursor(Math.max(horizon, toNumber(last?.id))), has_more: false };
-  }
+  if (cursor === undefined)
+    return { changes: [], next_cursor: encodeCursor(await latestPosition(db)), has_more: false };
   const after = decodeCursor(cursor);
-  if (after < horizon) throw new ApiError(410, 'rest_cursor_expired', 'cursor_expired');
+  await assertRetained(db, after);
+  const page = await changesAfter(reader, db, after, limit);
+  return { changes: page.changes, next_cursor: encodeCursor(page.last), has_more: page.hasMore };
+}
+
+/** One feed item, as `GET /changes` and the change stream carry it. */
+export type WireChange = Awaited<ReturnType<typeof wireChange>>;
+
+/**
+ * Up to `limit` changes after position `after`, oldest first, each as `reader` may see it (the one place that
+ * decides what a caller sees of the feed: `GET /changes` and the change stream both read through it).
+ */
+export async function changesAfter(reader: Reader, db: Db, after: number, limit: number) {
   const rows = (await db('changes')
     .where('id', '>', after)
     .orderBy('id')
@@ -82,7 +103,7 @@ export async function readChanges(
   const changes = [];
   for (const row of page) changes.push(await wireChange(row, current));
   const last = page.length ? toNumber(page[page.length - 1].id) : after;
-  return { changes, next_cursor: encodeCursor(last), has_more: rows.length > limit };
+  return { changes, last, hasMore: rows.length > limit };
 }
 
 async function wireChange(row: ChangeRow, current: (row: ChangeRow) => Promise<WireRecord | undefined>) {

@@ -281,7 +281,7 @@ export class ContractRun {
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
     });
-    const answer = { status: response.status, headers: response.headers, text: await response.text() };
+    const answer = { status: response.status, headers: response.headers, text: await bodyText(response) };
     for (const problem of this.checks.check(op, answer)) {
       const [check, ...detail] = problem.split(': ');
       this.fail(check, request, detail.join(': '));
@@ -426,6 +426,7 @@ export class ContractRun {
       user: w.user,
       author: w.user,
       cursor: undefined,
+      after: undefined, // a change stream's start: a cursor the service gave, or none
       key: undefined,
     };
     return name in named ? named[name] : value;
@@ -512,4 +513,13 @@ function shuffle<T>(items: T[], random: () => number): void {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j], items[i]];
   }
+}
+
+/** The body, or of an event stream (which does not end) its first chunk, after which the stream is closed. */
+async function bodyText(response: Response): Promise<string> {
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return response.text();
+  const reader = response.body.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
 }

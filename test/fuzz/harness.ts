@@ -348,6 +348,14 @@ export class FuzzHarness {
         { host: '127.0.0.1', port: this.port, method: request.method, path: request.url, headers, agent: this.agent },
         (res) => {
           const chunks: Buffer[] = [];
+          if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+            // an event stream does not end: its first chunk is the answer, then the stream is closed
+            res.once('data', (chunk: Buffer) => {
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, text: chunk.toString('utf8') });
+              req.destroy();
+            });
+            return;
+          }
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('error', reject);
           res.on('end', () => {

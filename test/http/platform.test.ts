@@ -24,7 +24,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
     const operations = Object.values(res.body.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
       ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]),
     );
-    expect(operations).toHaveLength(75);
+    expect(operations).toHaveLength(76);
     expect(res.body.paths['/events'].get).toBeDefined();
     expect(res.body.paths['/events/{id}'].get).toBeDefined();
   });
@@ -71,6 +71,7 @@ describe.each(ENGINES)('platform on %s', (engine) => {
         '/calendar/events/v1/tags',
         '/calendar/events/v1/tags/(?P<id>\\d+)',
         '/calendar/events/v1/changes',
+        '/calendar/events/v1/changes/stream',
         '/calendar/events/v1/webhooks',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)',
         '/calendar/events/v1/webhooks/(?P<id>\\d+)/ping',

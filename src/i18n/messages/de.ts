@@ -30,6 +30,7 @@ export const de: Catalogue = {
   incorrect_password: 'Das Passwort, das du für den Benutzernamen {login} eingegeben hast, ist nicht korrekt.',
   invalid_authorization: 'Der Authorization-Header enthält keine gültigen HTTP-Basic-Zugangsdaten.',
   too_many_requests: 'Zu viele fehlgeschlagene Anmeldeversuche. Versuche es in {seconds} Sekunden erneut.',
+  too_many_streams: 'Zu viele Änderungs-Streams sind geöffnet. Versuche es in {seconds} Sekunden erneut.',
   internal_error: 'Der Server konnte die Anfrage nicht abschließen.',
   database_busy:
     'Die Datenbank ist mit anderen Schreibvorgängen beschäftigt. Versuche es in {seconds} Sekunden erneut.',

@@ -26,6 +26,7 @@ export const en = {
   incorrect_password: 'The password you entered for the username {login} is incorrect.',
   invalid_authorization: 'The Authorization header is not valid HTTP Basic credentials.',
   too_many_requests: 'Too many failed login attempts. Try again in {seconds} seconds.',
+  too_many_streams: 'Too many change streams are open. Try again in {seconds} seconds.',
   internal_error: 'The server could not complete the request.',
   database_busy: 'The database is busy with other writes. Try again in {seconds} seconds.',
   invalid_host: 'This service does not answer for the host named in the request.',

@@ -31,6 +31,7 @@ export const es: Catalogue = {
   incorrect_password: 'La contraseña que has introducido para el nombre de usuario {login} no es correcta.',
   invalid_authorization: 'La cabecera Authorization no contiene credenciales HTTP Basic válidas.',
   too_many_requests: 'Demasiados intentos fallidos de acceso. Inténtalo de nuevo dentro de {seconds} segundos.',
+  too_many_streams: 'Hay demasiados streams de cambios abiertos. Inténtalo de nuevo dentro de {seconds} segundos.',
   internal_error: 'El servidor no ha podido completar la solicitud.',
   database_busy: 'La base de datos está ocupada con otras escrituras. Inténtalo de nuevo dentro de {seconds} segundos.',
   invalid_host: 'Este servicio no responde para el host indicado en la solicitud.',

@@ -30,6 +30,7 @@ export const fr: Catalogue = {
   incorrect_password: 'Le mot de passe saisi pour l’identifiant {login} est incorrect.',
   invalid_authorization: 'L’en-tête Authorization ne contient pas d’identifiants HTTP Basic valides.',
   too_many_requests: 'Trop de tentatives de connexion infructueuses. Réessayez dans {seconds} secondes.',
+  too_many_streams: 'Trop de flux de modifications sont ouverts. Réessayez dans {seconds} secondes.',
   internal_error: 'Le serveur n’a pas pu traiter la requête.',
   database_busy: 'La base de données est occupée par d’autres écritures. Réessayez dans {seconds} secondes.',
   invalid_host: 'Ce service ne répond pas pour l’hôte nommé dans la requête.',

@@ -30,6 +30,7 @@ export const it: Catalogue = {
   incorrect_password: 'La password inserita per il nome utente {login} non è corretta.',
   invalid_authorization: 'L’intestazione Authorization non contiene credenziali HTTP Basic valide.',
   too_many_requests: 'Troppi tentativi di accesso non riusciti. Riprova tra {seconds} secondi.',
+  too_many_streams: 'Troppi stream di modifiche aperti. Riprova tra {seconds} secondi.',
   internal_error: 'Il server non è riuscito a completare la richiesta.',
   database_busy: 'Il database è occupato da altre scritture. Riprova tra {seconds} secondi.',
   invalid_host: 'Questo servizio non risponde per l’host indicato nella richiesta.',

@@ -29,6 +29,7 @@ export const ja: Catalogue = {
   incorrect_password: 'ユーザー名 {login} に対して入力されたパスワードが間違っています。',
   invalid_authorization: 'Authorization ヘッダーが有効な HTTP Basic 認証情報ではありません。',
   too_many_requests: 'ログインの失敗が多すぎます。{seconds} 秒後にもう一度お試しください。',
+  too_many_streams: '開いている変更ストリームが多すぎます。{seconds} 秒後にもう一度お試しください。',
   internal_error: 'サーバーはリクエストを完了できませんでした。',
   database_busy: 'データベースは他の書き込みで混み合っています。{seconds} 秒後にもう一度お試しください。',
   invalid_host: 'このサービスは、リクエストで指定されたホストには応答しません。',

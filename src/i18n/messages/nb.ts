@@ -29,6 +29,7 @@ export const nb: Catalogue = {
   incorrect_password: 'Passordet du oppga for brukernavnet {login} er feil.',
   invalid_authorization: 'Authorization-headeren inneholder ikke gyldig HTTP Basic-påloggingsinformasjon.',
   too_many_requests: 'For mange mislykkede innloggingsforsøk. Prøv igjen om {seconds} sekunder.',
+  too_many_streams: 'For mange endringsstrømmer er åpne. Prøv igjen om {seconds} sekunder.',
   internal_error: 'Serveren kunne ikke fullføre forespørselen.',
   database_busy: 'Databasen er opptatt med andre skrivinger. Prøv igjen om {seconds} sekunder.',
   invalid_host: 'Denne tjenesten svarer ikke for verten som er oppgitt i forespørselen.',

@@ -30,6 +30,7 @@ export const nl: Catalogue = {
   incorrect_password: 'Het wachtwoord dat je hebt ingevoerd voor de gebruikersnaam {login} is onjuist.',
   invalid_authorization: 'De Authorization-header bevat geen geldige HTTP Basic-inloggegevens.',
   too_many_requests: 'Te veel mislukte inlogpogingen. Probeer het over {seconds} seconden opnieuw.',
+  too_many_streams: 'Er zijn te veel wijzigingsstreams open. Probeer het over {seconds} seconden opnieuw.',
   internal_error: 'De server kon het verzoek niet voltooien.',
   database_busy: 'De database is bezig met andere schrijfacties. Probeer het over {seconds} seconden opnieuw.',
   invalid_host: 'Deze dienst antwoordt niet voor de host die in het verzoek wordt genoemd.',

@@ -32,6 +32,7 @@ export const pl: Catalogue = {
   incorrect_password: 'Hasło wprowadzone dla użytkownika {login} jest nieprawidłowe.',
   invalid_authorization: 'Nagłówek Authorization nie zawiera prawidłowych danych uwierzytelniających HTTP Basic.',
   too_many_requests: 'Zbyt wiele nieudanych prób logowania. Spróbuj ponownie za {seconds} s.',
+  too_many_streams: 'Otwartych jest zbyt wiele strumieni zmian. Spróbuj ponownie za {seconds} s.',
   internal_error: 'Serwer nie mógł zrealizować żądania.',
   database_busy: 'Baza danych jest zajęta innymi zapisami. Spróbuj ponownie za {seconds} s.',
   invalid_host: 'Ta usługa nie odpowiada dla hosta podanego w żądaniu.',

@@ -30,6 +30,7 @@ export const ptBr: Catalogue = {
   incorrect_password: 'A senha informada para o nome de usuário {login} está incorreta.',
   invalid_authorization: 'O cabeçalho Authorization não contém credenciais HTTP Basic válidas.',
   too_many_requests: 'Muitas tentativas de login malsucedidas. Tente novamente em {seconds} segundos.',
+  too_many_streams: 'Há streams de alterações demais abertos. Tente novamente em {seconds} segundos.',
   internal_error: 'O servidor não conseguiu concluir a requisição.',
   database_busy: 'O banco de dados está ocupado com outras gravações. Tente novamente em {seconds} segundos.',
   invalid_host: 'Este serviço não responde pelo host indicado na requisição.',

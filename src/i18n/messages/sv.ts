@@ -29,6 +29,7 @@ export const sv: Catalogue = {
   incorrect_password: 'Lösenordet du angav för användarnamnet {login} är felaktigt.',
   invalid_authorization: 'Authorization-headern innehåller inte giltiga HTTP Basic-inloggningsuppgifter.',
   too_many_requests: 'För många misslyckade inloggningsförsök. Försök igen om {seconds} sekunder.',
+  too_many_streams: 'För många ändringsströmmar är öppna. Försök igen om {seconds} sekunder.',
   internal_error: 'Servern kunde inte slutföra förfrågan.',
   database_busy: 'Databasen är upptagen med andra skrivningar. Försök igen om {seconds} sekunder.',
   invalid_host: 'Den här tjänsten svarar inte för värden som anges i förfrågan.',
