@@ -264,5 +264,8 @@ export function dependsOnNow(input: string | number): boolean {
 
 /** The first instant (epoch ms) after `at` whose calendar day in `zone` is another: where "today" moves on. */
 export function nextDayStart(at: number, zone: string): number {
-  return DateTime.fromMillis(at, { zone: zoneOf(zone) }).startOf('day').plus({ days: 1 }).toMillis();
+  return DateTime.fromMillis(at, { zone: zoneOf(zone) })
+    .startOf('day')
+    .plus({ days: 1 })
+    .toMillis();
 }
