@@ -18,9 +18,14 @@ import type { Db } from '../types';
 const CHANNEL = 'calendar_changes';
 const RECONNECT_MS = 1000;
 
+/** Transactions that have signalled already: one signal per commit is enough, however many appends it makes. */
+const signalled = new WeakSet<Knex.Transaction>();
+
 /** Called by the feed's append, in its transaction: other processes' watchers wake when it commits. */
 export async function signalChanges(trx: Knex.Transaction): Promise<void> {
-  if (isPostgres(trx)) await trx.raw('select pg_notify(?, current_schema())', [CHANNEL]);
+  if (!isPostgres(trx) || signalled.has(trx)) return;
+  signalled.add(trx);
+  await trx.raw('select pg_notify(?, current_schema())', [CHANNEL]);
 }
 
 export interface ChangeWatch {
