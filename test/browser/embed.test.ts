@@ -419,6 +419,26 @@ describe('embeddable calendar in Chromium', () => {
     }
   });
 
+  it("follows the service's own change stream within 2 s, with no poll to help", async () => {
+    const { context, page, errors } = await openPage();
+    try {
+      await page.goto(demo(`date=${DAY}&lang=en&poll=600`));
+      await waitForViews(page);
+      await expect(calendar(page, 'month').getAttribute('data-live')).resolves.toBe('stream');
+      const added = Date.now();
+      ids.streamed = await create({
+        title: 'Streamed Recital',
+        start_date: `${DAY} 17:00:00`,
+        end_date: `${DAY} 18:00:00`,
+      });
+      await eventIn(page, 'month', 'Streamed Recital').waitFor({ state: 'visible', timeout: 2_000 });
+      process.stdout.write(`embed: a new event shown ${Date.now() - added} ms after its create (stream only)\n`);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('refetches on a message of the change stream, with no poll to help', async () => {
     const { context, page, errors } = await openPage();
     try {
