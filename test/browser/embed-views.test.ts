@@ -351,6 +351,13 @@ describe('embeddable calendar on a page of another origin', () => {
         await embed(page, 'views=month,week,day,list&lang=en&poll=600');
         await waitForViews(page, 'Harbour Concert');
         for (const view of VIEWS) {
+          // nothing of the toolbar sticks out of the element, however narrow
+          const overflow = await calendar(page, view).evaluate((el: any) => {
+            const right = el.getBoundingClientRect().right;
+            const buttons = [...el.shadowRoot.querySelectorAll('.fc-toolbar .fc-button, .fc-toolbar-title')];
+            return buttons.filter((b: any) => b.getBoundingClientRect().right > right + 1).length;
+          });
+          expect([view, width, overflow]).toEqual([view, width, 0]);
           const file = path.join(OUTPUT, `embed-${view}-${width}.png`);
           await calendar(page, view).screenshot({ path: file });
           expect(fs.statSync(file).size).toBeGreaterThan(1_000);
