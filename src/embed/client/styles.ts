@@ -1,7 +1,7 @@
 /**
  * The element's own styles, in its shadow root (FullCalendar adds its own there). Colours keep a contrast of at
  * least 4.5:1; every control shows a visible focus ring; the host page can restyle through `::part()` and the
- * custom properties below.
+ * custom properties below. On a narrow page the toolbar wraps (title on a line of its own) rather than overflow.
  */
 export const STYLES = `
 :host {
@@ -21,6 +21,7 @@ export const STYLES = `
   color: var(--ec-text);
   background: var(--ec-bg);
   font: inherit;
+  container: ec / inline-size;
 }
 :host([hidden]) { display: none; }
 .bar { display: flex; flex-wrap: wrap; gap: 0.5em 1em; align-items: center; margin-bottom: 0.75em; }
@@ -36,6 +37,11 @@ export const STYLES = `
 .status:empty { display: none; }
 .status { color: var(--ec-muted); margin: 0 0 0.5em; }
 .fc .fc-event { cursor: pointer; }
+.fc .fc-header-toolbar { flex-wrap: wrap; gap: 0.5em; }
+@container ec (max-width: 560px) {
+  .fc .fc-header-toolbar .fc-toolbar-chunk:nth-child(2) { order: -1; flex-basis: 100%; text-align: center; }
+  .fc .fc-toolbar-title { font-size: 1.3em; }
+}
 .fc .fc-day-other .fc-daygrid-day-top { opacity: 1; }
 .fc .fc-day-other .fc-daygrid-day-number { color: #595959; }
 .fc .fc-daygrid-dot-event .fc-event-title, .fc .fc-daygrid-dot-event .fc-event-time { color: var(--ec-text); }
