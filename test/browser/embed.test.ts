@@ -340,7 +340,7 @@ describe('embeddable calendar in Chromium', () => {
     await page.goto(`http://${BLOG_HOST}:${blogPort}/post.html?view=${view}`);
   }
 
-  it('renders a hostile title and description as text: nothing runs, even on a page without a policy', async () => {
+  it('renders a hostile title and description as text in list, month and week: nothing runs, without a policy', async () => {
     const { context, page, errors } = await openPage();
     try {
       // what a compromised or careless server could answer: the element must not trust the API's sanitising
@@ -379,6 +379,23 @@ describe('embeddable calendar in Chromium', () => {
       expect(hostile).toEqual({ scripts: 0, handlers: 0, javascriptLinks: 0 });
       await dialog.locator('.description a').click();
       await page.waitForTimeout(500);
+      await expect(page.evaluate(() => (window as any).__xss)).resolves.toBeUndefined();
+      // the month and week views draw the title too (the day view shows another day): as text there as well
+      for (const view of ['month', 'week']) {
+        await blogPage(page, view);
+        const drawn = calendar(page, view).locator('.fc-event', { hasText: 'Tricky Talk' }).first();
+        await drawn.waitFor({ state: 'visible', timeout: 30_000 });
+        const inView = await calendar(page, view).evaluate((el) => {
+          const shadow = el.shadowRoot as ShadowRoot;
+          return {
+            scripts: shadow.querySelectorAll('script, iframe, img[onerror]').length,
+            handlers: [...shadow.querySelectorAll('*')].filter((n: any) =>
+              [...n.attributes].some((a: any) => /^on/i.test(a.name)),
+            ).length,
+          };
+        });
+        expect([view, inView]).toEqual([view, { scripts: 0, handlers: 0 }]);
+      }
       await expect(page.evaluate(() => (window as any).__xss)).resolves.toBeUndefined();
       expect(errors).toEqual([]);
     } finally {
