@@ -340,7 +340,7 @@ describe('embeddable calendar in Chromium', () => {
     await page.goto(`http://${BLOG_HOST}:${blogPort}/post.html?view=${view}`);
   }
 
-  it('renders a hostile title and description as text in list, month and week: nothing runs, without a policy', async () => {
+  it('renders a hostile title and description as text in list, month and week: nothing runs', async () => {
     const { context, page, errors } = await openPage();
     try {
       // what a compromised or careless server could answer: the element must not trust the API's sanitising

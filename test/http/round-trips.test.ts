@@ -117,7 +117,8 @@ describe.each(ENGINES)('statements per request on %s', (engine) => {
 /**
  * First reads (nothing cached): the representation cache's stamps query is one of them (docs/decisions.md D71); a
  * create raises the stamps of records it changed but did not make, and reads the record once more after it commits,
- * for its answer and for the bytes its GET gives (its ETag is their digest, D122). A read served from the cache needs `cached` at most.
+ * for its answer and for the bytes its GET gives (its ETag is their digest, D122). A read served from the cache needs
+ * `cached` at most.
  */
 const BOUNDS = {
   // each read first reads the data version for the answer cache (D136); a repeat is answered after that read alone;
