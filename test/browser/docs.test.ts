@@ -14,21 +14,11 @@ import YAML from 'yaml';
 import { LANGUAGES } from '../../src/config';
 import { DOCS_SITE, PROJECT_ROOT, localisedSpec } from '../../src/paths';
 import { startService, type TestService } from '../support/app';
+import { CHROMIUM, chromiumArgs } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** A host name the browser resolves to 127.0.0.1: the site as a deployment serves it, not from a loopback origin. */
 const SITE_NAME = 'docs.example.test';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${SITE_NAME} 127.0.0.1`,
-];
+const CHROMIUM_ARGS = chromiumArgs([SITE_NAME]);
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const SUMMARY_POINTER = '/paths/~1events/get/summary';
 

@@ -17,21 +17,11 @@ import request from 'supertest';
 import { PROJECT_ROOT } from '../../src/paths';
 import { NS, startService, type TestService } from '../support/app';
 import { embedBuild } from '../support/embed';
+import { CHROMIUM, chromiumArgs } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SERVICE_HOST = 'calendar.example.test';
 const SITE_HOST = 'news.example.test';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${SERVICE_HOST} 127.0.0.1, MAP ${SITE_HOST} 127.0.0.1`,
-];
+const CHROMIUM_ARGS = chromiumArgs([SERVICE_HOST, SITE_HOST]);
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const DAY = '2027-06-15';
 const VIEWS = ['month', 'week', 'day', 'list'] as const;

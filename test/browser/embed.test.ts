@@ -16,22 +16,12 @@ import request from 'supertest';
 import { PROJECT_ROOT } from '../../src/paths';
 import { NS, startService, type TestService } from '../support/app';
 import { embedBuild } from '../support/embed';
+import { CHROMIUM, chromiumArgs } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** The service, and a site of another origin that embeds it. */
 const SERVICE_HOST = 'events.example.test';
 const BLOG_HOST = 'blog.example.test';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${SERVICE_HOST} 127.0.0.1, MAP ${BLOG_HOST} 127.0.0.1`,
-];
+const CHROMIUM_ARGS = chromiumArgs([SERVICE_HOST, BLOG_HOST]);
 const OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 const DAY = '2027-06-15';
 const VIEWS = ['month', 'week', 'day', 'list'] as const;
