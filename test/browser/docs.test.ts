@@ -14,7 +14,7 @@ import YAML from 'yaml';
 import { LANGUAGES } from '../../src/config';
 import { DOCS_SITE, PROJECT_ROOT, localisedSpec } from '../../src/paths';
 import { startService, type TestService } from '../support/app';
-import { CHROMIUM, chromiumArgs } from '../support/chromium';
+import { CHROMIUM, chromiumArgs, requireChromium } from '../support/chromium';
 
 /** A host name the browser resolves to 127.0.0.1: the site as a deployment serves it, not from a loopback origin. */
 const SITE_NAME = 'docs.example.test';
@@ -116,9 +116,7 @@ describe('documentation site in Chromium', () => {
         timeout: 110_000,
       });
     }
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: \`apt-get install chromium\` (Debian) or set CHROMIUM_PATH`);
-    }
+    requireChromium();
     fs.mkdirSync(OUTPUT, { recursive: true });
     service = await startService('sqlite');
     base = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;

@@ -16,8 +16,8 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 import request from 'supertest';
 import { PROJECT_ROOT } from '../../src/paths';
 import { NS, startService, type TestService } from '../support/app';
-import { embedBuild } from '../support/embed';
-import { CHROMIUM, chromiumArgs } from '../support/chromium';
+import { embedBuild, publishEvent } from '../support/embed';
+import { CHROMIUM, chromiumArgs, requireChromium } from '../support/chromium';
 
 const SERVICE_HOST = 'calendar.example.test';
 const SITE_HOST = 'news.example.test';
@@ -76,14 +76,7 @@ describe('embeddable calendar on a page of another origin', () => {
   let serviceOrigin: string;
   const ids: Record<string, number> = {};
 
-  async function create(body: Record<string, unknown>): Promise<number> {
-    const res = await request(service.app)
-      .post(`${NS}/events`)
-      .auth(...service.as('editor'))
-      .send({ status: 'publish', ...body });
-    if (res.status !== 201) throw new Error(`seeding ${body.title}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.id;
-  }
+  const create = (body: Record<string, unknown>) => publishEvent(service, body);
 
   /**
    * The embedding site: `/page.html?views=month,week&lang=fr&…` is the snippet, one element per view, each query
@@ -123,9 +116,7 @@ describe('embeddable calendar on a page of another origin', () => {
 
   beforeAll(async () => {
     embedBuild();
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: \`apt-get install chromium\` (Debian) or set CHROMIUM_PATH`);
-    }
+    requireChromium();
     fs.mkdirSync(OUTPUT, { recursive: true });
     service = await startService('sqlite', { SITE_TIMEZONE: 'Europe/Amsterdam', DEFAULT_LANGUAGE: 'en' });
     serviceOrigin = `http://${SERVICE_HOST}:${(service.server.address() as AddressInfo).port}`;

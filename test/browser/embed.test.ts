@@ -15,8 +15,8 @@ import { type Browser, type BrowserContext, chromium, type Page, type Request } 
 import request from 'supertest';
 import { PROJECT_ROOT } from '../../src/paths';
 import { NS, startService, type TestService } from '../support/app';
-import { embedBuild } from '../support/embed';
-import { CHROMIUM, chromiumArgs } from '../support/chromium';
+import { embedBuild, publishEvent } from '../support/embed';
+import { CHROMIUM, chromiumArgs, requireChromium } from '../support/chromium';
 
 /** The service, and a site of another origin that embeds it. */
 const SERVICE_HOST = 'events.example.test';
@@ -63,20 +63,11 @@ describe('embeddable calendar in Chromium', () => {
   let root: string;
   const ids: Record<string, number> = {};
 
-  async function create(body: Record<string, unknown>): Promise<number> {
-    const res = await request(service.app)
-      .post(`${NS}/events`)
-      .auth(...service.as('editor'))
-      .send({ status: 'publish', ...body });
-    if (res.status !== 201) throw new Error(`seeding ${body.title}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.id;
-  }
+  const create = (body: Record<string, unknown>) => publishEvent(service, body);
 
   beforeAll(async () => {
     embedBuild();
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`no Chromium at ${CHROMIUM}: \`apt-get install chromium\` (Debian) or set CHROMIUM_PATH`);
-    }
+    requireChromium();
     fs.mkdirSync(OUTPUT, { recursive: true });
     // the service answers in Dutch unless asked otherwise: the element falls back to it as the API does
     service = await startService('sqlite', { SITE_TIMEZONE: 'Europe/Amsterdam', DEFAULT_LANGUAGE: 'nl' });

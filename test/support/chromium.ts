@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 /**
  * Headless Chromium as the browser tests drive it (through playwright-core): Debian's `chromium`, or CHROMIUM_PATH,
  * quiet (no background traffic), with the test's host names resolved to this machine.
@@ -17,4 +18,11 @@ export function chromiumArgs(hosts: string[]): string[] {
     '--disable-sync',
     `--host-resolver-rules=${hosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`,
   ];
+}
+
+/** Fails the suite with what to install when there is no Chromium (provision.sh installs Debian's). */
+export function requireChromium(): void {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: \`apt-get install chromium\` (Debian) or set CHROMIUM_PATH`);
+  }
 }
