@@ -6,17 +6,11 @@
  * caller reads it: in order, nothing lost, nothing repeated. Then, case by case per role, a stream's items are the
  * feed's items for that caller.
  */
-import type { Server } from 'node:http';
 import fc from 'fast-check';
 import { ENGINES } from '../support/engines';
+import { startOtherNode, type OtherNode } from '../support/nodes';
 import { http, NS, startService, type TestService } from '../support/app';
 import { openStream, type SseEvent, type SseStream } from '../support/sse';
-import { createApp } from '../../src/app';
-import { loadSpec } from '../../src/http/spec';
-import { createThrottle } from '../../src/http/throttle';
-import { createHttpServer } from '../../src/http/request-classes';
-import { createDb } from '../../src/db/knex';
-import type { Db } from '../../src/db/types';
 import { createLogger } from '../../src/logger';
 import { closeChangeStreams } from '../../src/integrations/stream';
 import type { Role } from '../../src/users/roles';
@@ -32,11 +26,7 @@ interface Item {
   record?: unknown;
 }
 
-interface Node {
-  url: string;
-  db: Db;
-  close(): Promise<void>;
-}
+type Node = OtherNode;
 
 type Step =
   | { kind: 'create'; draft: boolean }
@@ -70,7 +60,7 @@ describe.each(ENGINES)('the change stream under random histories, on %s', (engin
   beforeAll(async () => {
     // SQLite on a file, so that other nodes are other connections to the same database
     service = await startService(engine, ENV, createLogger('silent'), { lockWaitMs: 10_000 });
-    nodes.push(await startNode(service), await startNode(service));
+    nodes.push(await startOtherNode(service), await startOtherNode(service));
   }, TIMEOUT);
   afterAll(async () => {
     for (const s of open) s.close();
@@ -229,7 +219,7 @@ describe.each(ENGINES)('the change stream under random histories, on %s', (engin
                       seen.restartsUnderStream++;
                       await c.dropped();
                     }
-                    nodes[s.node] = await startNode(service);
+                    nodes[s.node] = await startOtherNode(service);
                     if (wasHere) await c.connect(s.node);
                     break;
                   }
@@ -306,29 +296,3 @@ describe.each(ENGINES)('the change stream under random histories, on %s', (engin
     TIMEOUT,
   );
 });
-
-/** Another node on the service's database: its own connection pool, app and listening server. */
-async function startNode(service: TestService): Promise<Node> {
-  const { database } = service;
-  const db = createDb(database.url, { schema: database.schema, lockWaitMs: 10_000 });
-  const config = service.config;
-  const app = createApp(
-    { config, db, spec: loadSpec(), throttle: createThrottle(db, config, database.schema) },
-    { logger: createLogger('silent'), validateResponses: true },
-  );
-  const server = await new Promise<Server>((resolve) => {
-    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const port = (server.address() as { port: number }).port;
-  return {
-    db,
-    url: `http://127.0.0.1:${port}${NS}`,
-    async close() {
-      await closeChangeStreams(db);
-      const closed = new Promise((resolve) => server.close(resolve));
-      server.closeAllConnections();
-      await closed;
-      await db.destroy();
-    },
-  };
-}

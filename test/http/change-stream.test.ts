@@ -4,18 +4,12 @@
  * limits answer 429; quiet streams get heartbeats (an injected 100 ms interval, not the wall clock); a write on
  * another node (a second app on the same database) reaches a stream, and the wake-up latency is measured.
  */
-import type { Server } from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
 import { ENGINES } from '../support/engines';
+import { startOtherNode, type OtherNode } from '../support/nodes';
 import { http, NS, startService, type TestService } from '../support/app';
 import { openStream, type SseStream } from '../support/sse';
-import { createApp } from '../../src/app';
-import { loadSpec } from '../../src/http/spec';
-import { createThrottle } from '../../src/http/throttle';
-import { createHttpServer } from '../../src/http/request-classes';
-import { createDb } from '../../src/db/knex';
-import type { Db } from '../../src/db/types';
 import { createLogger } from '../../src/logger';
 import { closeChangeStreams } from '../../src/integrations/stream';
 import type { Role } from '../../src/users/roles';
@@ -28,12 +22,7 @@ const ENV = {
   METRICS_TOKEN: 'stream-metrics',
 };
 
-interface Node {
-  server: Server;
-  db: Db;
-  url: string;
-  close(): Promise<void>;
-}
+type Node = OtherNode;
 
 describe.each(ENGINES)('change stream on %s', (engine) => {
   let service: TestService;
@@ -43,7 +32,7 @@ describe.each(ENGINES)('change stream on %s', (engine) => {
   beforeAll(async () => {
     // SQLite on a file, so that the second node is another connection to the same database
     service = await startService(engine, ENV, createLogger('silent'), { lockWaitMs: 10_000 });
-    other = await secondNode(service, { ...ENV, STREAM_MAX_OPEN: '1', STREAM_MAX_BUFFER_BYTES: '65536' });
+    other = await startOtherNode(service, { ...service.config, streamMaxOpen: 1, streamMaxBufferBytes: 65536 });
   }, TIMEOUT);
   afterAll(async () => {
     for (const stream of open) stream.close();
@@ -310,32 +299,4 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5000): Promi
     if (performance.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** Another node on the service's database: its own connection pool, app and listening server. */
-async function secondNode(service: TestService, env: Record<string, string>): Promise<Node> {
-  const { database } = service;
-  const db = createDb(database.url, { schema: database.schema, lockWaitMs: 10_000 });
-  const config = {
-    ...service.config,
-    streamMaxOpen: Number(env.STREAM_MAX_OPEN),
-    streamMaxBufferBytes: Number(env.STREAM_MAX_BUFFER_BYTES),
-  };
-  const app = createApp(
-    { config, db, spec: loadSpec(), throttle: createThrottle(db, config, database.schema) },
-    { logger: createLogger('silent'), validateResponses: true },
-  );
-  const server = await new Promise<Server>((resolve) => {
-    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const port = (server.address() as { port: number }).port;
-  return {
-    server,
-    db,
-    url: `http://127.0.0.1:${port}${NS}`,
-    async close() {
-      await new Promise((resolve) => server.close(resolve));
-      await db.destroy();
-    },
-  };
 }
