@@ -61,6 +61,35 @@ async function receiver(): Promise<{ url: string; received: Body[]; close(): Pro
   };
 }
 
+/**
+ * The text a change stream sends while `act` runs: opened as `auth` (its `retry` line read first), and read until
+ * a deletion's event has arrived whole. Pings wait for a quiet stream: none are sent in this short while.
+ */
+async function streamDuring(port: number, auth: [string, string], act: () => Promise<void>): Promise<string> {
+  const authorization = `Basic ${Buffer.from(auth.join(':')).toString('base64')}`;
+  let text = '';
+  let opened!: () => void;
+  let done!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const received = new Promise<void>((resolve) => (done = resolve));
+  const req = http.get(`http://127.0.0.1:${port}${NS}/changes/stream`, { headers: { authorization } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.includes('retry:')) opened();
+      if (/"action":"deleted"[^\n]*\n\n/.test(text)) done();
+    });
+  });
+  try {
+    await open;
+    await act();
+    await received;
+  } finally {
+    req.destroy();
+  }
+  return text.slice(0, text.lastIndexOf('\n\n') + 2);
+}
+
 /** Runs the service on a fresh database of `engine` through the calls below; the examples, by name. */
 export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<string, Example>> {
   const examples = new Map<string, Example>();
@@ -330,6 +359,13 @@ export async function recordExamples(engine: Engine = 'sqlite'): Promise<Map<str
     // the change feed
     const changes = await call('get', `/changes?limit=3&cursor=${start}`);
     write('ChangeListResponse', 'The first three changes', tidy(changes.body));
+
+    // the change stream: a tag created and deleted while a stream is open
+    const streamed = await streamDuring(port, as('editor'), async () => {
+      const tag = await call('post', '/tags', { name: 'Temporary' });
+      await call('delete', `/tags/${tag.body.id}?force=true`);
+    });
+    write('ChangeStream', 'A tag created and deleted while the stream is open', tidy(streamed));
 
     // webhooks
     const context = service.app.locals.context as AppContext;

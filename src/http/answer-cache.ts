@@ -79,18 +79,19 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
 
 /**
  * Sends a kept answer as Express's `send` sent it, without the wrappers a computed answer goes through (its ETag is
- * kept, not made again): its headers, then 304 without a body when `If-None-Match` holds the ETag, else the bytes
- * (none for HEAD).
+ * kept, not made again): its headers, then 304 without a body when the request's validators hold (as a computed
+ * answer's: `If-None-Match`, else `If-Modified-Since`), else the bytes (none for HEAD).
  */
 function replay(req: Request, res: Response, answer: Answer): void {
   for (const [name, value] of answer.headers) res.setHeader(name, value);
-  if (held(req.headers['if-none-match'], answer.etag)) {
+  res.statusCode = 200;
+  // `req.fresh` as `send` reads it: `If-Modified-Since` against the kept `Last-Modified` when no `If-None-Match`
+  if (held(req.headers['if-none-match'], answer.etag) || req.fresh) {
     res.statusCode = 304;
     for (const name of ['Content-Type', 'Content-Length', 'Transfer-Encoding']) res.removeHeader(name);
     res.end();
     return;
   }
-  res.statusCode = 200;
   res.setHeader('Content-Length', answer.body.length);
   res.end(req.method === 'HEAD' ? undefined : answer.body);
 }
