@@ -1,5 +1,7 @@
 /**
- * `[IDS=1,2,3] npx tsx bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]` (`{n}` in PATH: one of IDS): runs
+ * `[IDS=1,2,3] npx tsx bench/profile.ts DATABASE_URL PATH [SECONDS] [METHOD BODY]` (`{n}` in PATH: one of IDS), or
+ * `FIXTURE=fixture.json npx tsx bench/profile.ts DATABASE_URL mix [SECONDS]` (the `mix` scenario, bench/mix.ts, on
+ * the database `bench/seed-database.ts` seeded and printed that fixture for): runs
  * the built server (`npm run build` first) under `node --cpu-prof` on an existing database (a seeded bench database,
  * say), loads PATH with autocannon, stops the server and prints where the CPU time went: the top functions by self time
  * and the time per package. The profile itself stays in bench/results/profiles/ (open it in Chrome DevTools).
@@ -9,7 +11,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { ADMIN } from './seed';
+import { Mix } from './mix';
+import { ADMIN, type Fixture } from './seed';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(__dirname, 'results', 'profiles');
@@ -50,6 +53,32 @@ async function main(): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  if (target === 'mix') await loadMix(port, Number(seconds));
+  else await loadPath(port, target, seconds, method, body);
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT');
+  });
+  const file = fs.readdirSync(DIR).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  summarise(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Profile);
+  console.log(`profile: bench/results/profiles/${file}`);
+}
+
+/** The mix on the seeded database of `FIXTURE`, with its writes, 10 connections. */
+async function loadMix(port: number, seconds: number): Promise<void> {
+  if (!process.env.FIXTURE) throw new Error('FIXTURE: the fixture bench/seed-database.ts printed for the database');
+  const fixture = JSON.parse(fs.readFileSync(process.env.FIXTURE, 'utf8')) as Fixture;
+  const r = await new Mix(fixture).run([port], 10, seconds);
+  const sorted = [...r.latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  console.log(
+    `${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, ` +
+      `${r.writes} writes, ${r.stale} stale, ${r.unexpected} unexpected`,
+  );
+}
+
+async function loadPath(port: number, target: string, seconds: string, method: string, body?: string): Promise<void> {
   const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
   if (method !== 'GET')
     headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
@@ -76,14 +105,6 @@ async function main(): Promise<void> {
     ],
   });
   console.log(`${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}`);
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGINT');
-  });
-  const file = fs.readdirSync(DIR).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('no profile written');
-  summarise(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Profile);
-  console.log(`profile: bench/results/profiles/${file}`);
 }
 
 function summarise(profile: Profile): void {

@@ -25,6 +25,7 @@ import type { Db } from '../db/types';
 import { transactionWithRetry } from '../db/dialect';
 import { syncSearch, type SearchOwner } from '../search/documents';
 import type { Caller } from '../users/roles';
+import { KINDS } from '../kinds/registry';
 import { insertAudit, type Actor, type Change, type Operation, type Resource as AuditResource } from './audit';
 import { recordChanges, type Action, type Resource } from './outbox';
 import { assertPrecondition, type Precondition, type VersionedTable } from './preconditions';
@@ -158,6 +159,19 @@ export class Write {
     }
   }
 
+  /**
+   * Every record whose search documents were rebuilt is announced: match sets are brought up to date from the change
+   * feed (search/predicate.ts), so a rebuilt document the feed does not name would keep a stale match. A work that
+   * forgets it fails here, in its transaction, rather than serving a wrong search.
+   */
+  private assertSearchedAnnounced(): void {
+    for (const owner of ['posts', 'terms'] as const) {
+      const announced = new Set(this.changes.filter((c) => KINDS[c.resource].table === owner).flatMap((c) => c.ids));
+      const silent = this.searched[owner].filter((id) => !announced.has(id));
+      if (silent.length) throw new Error(`search documents of ${owner} ${silent.join(', ')} rebuilt unannounced`);
+    }
+  }
+
   /** Steps 3–7, once the work is done. */
   async finish(): Promise<void> {
     for (const owner of ['posts', 'terms'] as const)
@@ -170,6 +184,7 @@ export class Write {
       await insertAudit(this.trx, entry.who, entry.operation, entry.resource, entry.id, entry.fields);
     }
     await this.announceShowing();
+    this.assertSearchedAnnounced();
     await raiseStamps(this.trx, this.changes);
     for (const { resource, ids, action } of this.changes) await recordChanges(this.trx, resource, ids, action);
   }

@@ -3,9 +3,15 @@
  * while no write has committed since it was computed, on any node, so a memoised answer is always the exact one.
  * Each memo is a bounded LRU: at most `entries` values and `budget` units of weight (a count weighs 1, a set of ids
  * its length), the least recently used dropped first.
+ *
+ * A value that can be brought up to date from the records written since (a match set: one record's membership
+ * depends on that record alone) is given an `update`: after a write, it is handed the value and the change feed's
+ * position when the value was made, and patches the value from the records changed after it, rather than having it
+ * found again. Writes announce every record they change in the feed, in the writing transaction (core/write.ts).
  */
 import type { Executor } from './types';
 import { dataVersion } from './data-version';
+import { latestPosition } from './feed-position';
 
 export interface MemoLimits {
   entries: number;
@@ -14,22 +20,31 @@ export interface MemoLimits {
 
 interface Entry<T> {
   version: number;
+  /** The change feed's position read before the value was made (with `update` only). */
+  position: number;
   value: T;
   weight: number;
 }
 
+/**
+ * Brings `value`, exact at the change feed's position `since`, up to date (it must reflect every record changed
+ * after it); undefined when it cannot (too many changes): it is then computed again.
+ */
+export type Update<T> = (value: T, since: number) => Promise<T | undefined>;
+
 export interface Memo<T> {
   /**
-   * The value of `key` at the current data version: memoised, or computed by `compute` (never memoised inside a
-   * transaction, which may see its own uncommitted writes).
+   * The value of `key` at the current data version: memoised, updated by `update` when one is given and a write
+   * came since, or computed by `compute` (never memoised inside a transaction, which may see its own uncommitted
+   * writes).
    */
-  get(db: Executor, key: string, compute: () => Promise<T>): Promise<T>;
+  get(db: Executor, key: string, compute: () => Promise<T>, update?: Update<T>): Promise<T>;
 }
 
 export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLimits): Memo<T> {
   const stores = new WeakMap<object, { map: Map<string, Entry<T>>; weight: number }>();
   return {
-    async get(db, key, compute) {
+    async get(db, key, compute, update) {
       if (db.isTransaction) return compute();
       const version = await dataVersion(db); // read before computing: the value is at least as new as the version
       let store = stores.get(db);
@@ -40,7 +55,10 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
         store.map.set(key, known);
         return known.value;
       }
-      const value = await compute();
+      // read before the value is made, as the version: it is then at least as new as both
+      const position = update ? await latestPosition(db) : 0;
+      const updated = known && update ? await update(known.value, known.position) : undefined;
+      const value = updated !== undefined ? updated : await compute();
       const weight = weigh(value);
       const old = store.map.get(key);
       if (old) {
@@ -53,7 +71,7 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
         store.map.delete(oldest);
         store.weight -= entry.weight;
       }
-      store.map.set(key, { version, value, weight });
+      store.map.set(key, { version, position, value, weight });
       store.weight += weight;
       return value;
     },

@@ -4,13 +4,16 @@
  * cursor from before that point is 410 `rest_cursor_expired` rather than a silent gap.
  */
 import type { Config } from '../config';
-import type { Db, Executor } from '../db/types';
+import type { Db } from '../db/types';
 import { toNumber, utcAt } from '../db/dialect';
+import { latestPosition, prunedThrough } from '../db/feed-position';
 import { now } from '../domain/clock';
 import { ApiError, invalidParam } from '../core/errors';
 import type { Resource } from '../core/outbox';
 import type { Reader } from '../core/reader';
 import { readRecord, type WireRecord } from '../resources/records';
+
+export { latestPosition };
 
 const CURSOR_VERSION = 'c1';
 
@@ -46,17 +49,6 @@ export async function pruneChanges(db: Db, config: Readonly<Config>): Promise<vo
       .update({ pruned_through: through });
     await trx('changes').where('id', '<=', through).delete();
   });
-}
-
-async function prunedThrough(db: Executor): Promise<number> {
-  const row = await db('change_feed').where({ id: 1 }).first('pruned_through');
-  return toNumber(row?.pruned_through);
-}
-
-/** The newest position of the feed: a cursor for "now" (never behind the retention horizon). */
-export async function latestPosition(db: Db): Promise<number> {
-  const last = await db('changes').max('id as id').first();
-  return Math.max(await prunedThrough(db), toNumber(last?.id));
 }
 
 /** 410 `rest_cursor_expired` when retention has pruned changes after `after`. */

@@ -36,6 +36,8 @@ import { distinctAsText, narrowsWithFts, whereIdInBoundSet, whereIdInSubquery } 
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 import { memo } from '../db/memo';
+import { changedAfter } from '../db/feed-position';
+import { KIND_NAMES, KINDS } from '../kinds/registry';
 
 export type { SearchKind } from './documents';
 
@@ -44,6 +46,12 @@ const TRIGRAM = 3;
 const MAX_EXPANSION = 200;
 /** A search matching at most this many records is applied as a list of their ids. */
 const FEW_MATCHES = 1000;
+/** At most this many changes since a match set was found are checked one by one; more, and it is found again. */
+const MAX_PATCHED = 500;
+/** The search kind of each record kind the change feed names. */
+const SEARCH_KIND_OF: Record<string, string | null> = Object.fromEntries(
+  KIND_NAMES.map((kind) => [kind, KINDS[kind].searchKind]),
+);
 
 const RULES: Record<SearchKind, { fragments: FragmentRule; everyFragmentInOneField: boolean }> = {
   event: { fragments: 'words', everyFragmentInOneField: false },
@@ -108,10 +116,30 @@ function matchingIds(db: Executor, search: SearchQuery): Promise<number[]> {
   const all = db.raw(`${distinctAsText(db, 'record_id')} as ids`);
   const query = db.from(matchingDocuments(db, search).as('m')).select(all);
   const { sql, bindings } = query.toSQL();
-  return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, async () => {
+  const find = async () => {
     const [{ ids }] = (await query) as Array<{ ids: string | null }>;
     return ids ? ids.split(',').map(Number) : [];
-  });
+  };
+  return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, find, (ids, since) =>
+    patched(db, search, ids, since),
+  );
+}
+
+/**
+ * A match set brought up to date after writes: whether a record matches depends on its own documents alone, so only
+ * the records of this kind changed since are checked again, each by its id with the exact rule (`LIKE`, no index).
+ */
+async function patched(db: Executor, search: SearchQuery, ids: number[], since: number): Promise<number[] | undefined> {
+  const changed = await changedAfter(db, since, MAX_PATCHED);
+  if (!changed) return undefined;
+  const recheck = new Set(
+    changed.filter(({ resource }) => SEARCH_KIND_OF[resource] === search.kind).map(({ id }) => id),
+  );
+  if (!recheck.size) return ids;
+  const exact = { ...search, fts: undefined, unsettled: search.fragments };
+  const rows = await matchingDocuments(db, exact).whereIn('d.record_id', [...recheck]);
+  const matching = new Set<number>(rows.map((row: { record_id: unknown }) => Number(row.record_id)));
+  return [...ids.filter((id) => !recheck.has(id)), ...matching];
 }
 
 async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {

@@ -21,16 +21,24 @@ export interface Node {
 export const SCRAPE_TOKEN = 'cache tests scrape';
 export const SCRAPE = ['Authorization', `Bearer ${SCRAPE_TOKEN}`] as const;
 
-/** A node with the representation cache on or off, and the answer cache likewise unless told otherwise. */
+/**
+ * A node with the representation cache on or off, and the answer cache likewise unless told otherwise. `freshMemos`:
+ * its database handle is a new identity of the service's connection (what is memoised per handle, src/db/memo.ts,
+ * starts empty), as a process started now would have.
+ */
 export async function startNode(
   service: TestService,
-  { renderCache, answerCache = renderCache }: { renderCache: boolean; answerCache?: boolean },
+  {
+    renderCache,
+    answerCache = renderCache,
+    freshMemos = false,
+  }: { renderCache: boolean; answerCache?: boolean; freshMemos?: boolean },
 ): Promise<Node> {
   const { database } = service;
   const config = { ...service.config, renderCache, answerCache };
   const context = {
     config,
-    db: database.db,
+    db: freshMemos ? new Proxy(database.db, {}) : database.db,
     spec: loadSpec(),
     throttle: createThrottle(database.db, config, database.schema),
   };

@@ -6,6 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import { syncSearch } from '../../src/search/documents';
+import { recordChanges } from '../../src/core/outbox';
 import { ENGINES } from '../support/engines';
 import { utcText } from '../support/kit';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
@@ -61,7 +62,11 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
       .db('events')
       .where({ post_id: id })
       .update({ start_utc: utcText(now.plus({ days: 3 })), end_utc: utcText(now.plus({ days: 3, hours: 1 })) });
-    await syncSearch(service.database.db, 'posts', [id]); // what the services do in the write's transaction
+    // what the write kernel does in the write's transaction: rebuild the documents, announce the record
+    await service.database.db.transaction(async (trx) => {
+      await syncSearch(trx, 'posts', [id]);
+      await recordChanges(trx, 'event', [id], 'updated');
+    });
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 7, header: 7, pages: 4, count: 2 });
 
     // another node: its own connection pool on the same database

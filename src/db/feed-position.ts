@@ -1,0 +1,46 @@
+/**
+ * Where the change feed stands (`changes`, migration 007; D52: ids become visible in order, so the newest id read
+ * names a prefix with no gaps to fill later), read at the database's level: its newest position, and which records
+ * changed after a position. What a caller sees of the feed (cursors, records, retention) is
+ * src/integrations/changes.ts.
+ */
+import type { Executor } from './types';
+import { toNumber } from './dialect';
+
+/** A record the feed names: its kind (`event`, `tag`…) and id. */
+export interface ChangedRecord {
+  resource: string;
+  id: number;
+}
+
+/** How far retention has pruned the feed: positions up to it are gone. */
+export async function prunedThrough(db: Executor): Promise<number> {
+  const row = await db('change_feed').where({ id: 1 }).first('pruned_through');
+  return toNumber(row?.pruned_through);
+}
+
+/** The newest position of the feed (never behind the retention horizon), in one statement. */
+export async function latestPosition(db: Executor): Promise<number> {
+  const row = await db('change_feed').where({ id: 1 }).first('pruned_through', db('changes').max('id').as('last'));
+  return Math.max(toNumber(row?.pruned_through), toNumber(row?.last));
+}
+
+/**
+ * The records changed after position `after`, each once; undefined when retention has pruned some of those changes,
+ * or when more than `limit` changes follow it (then what depends on them is better found again than patched).
+ */
+export async function changedAfter(db: Executor, after: number, limit: number): Promise<ChangedRecord[] | undefined> {
+  const [pruned, rows] = await Promise.all([
+    prunedThrough(db),
+    db('changes')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(limit + 1)
+      .select('resource', 'record_id'),
+  ]);
+  if (pruned > after || rows.length > limit) return undefined;
+  const seen = new Map<string, ChangedRecord>();
+  for (const { resource, record_id } of rows as Array<{ resource: string; record_id: unknown }>)
+    seen.set(`${resource}:${record_id}`, { resource, id: toNumber(record_id) });
+  return [...seen.values()];
+}
