@@ -76,7 +76,7 @@ export interface SearchQuery {
   /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
   unsettled: string[];
   /** Every matching record (absent only where a caller builds the query itself: the plan tests). */
-  ids?: number[];
+  ids?: MatchSet;
   /** Set when the caller may not read every record's protected fields. */
   protect?: ProtectedFields;
 }
@@ -105,20 +105,26 @@ export async function prepareSearch(
   return { ...resolved, ids: await matchingIds(db, resolved) };
 }
 
-/** Match sets, memoised per data version: at most 1 M ids in all (~8 MB). */
-const matchSets = memo<number[]>((ids) => ids.length, { entries: 200, budget: 1_000_000 });
+/** The ids of the records a search matches, 4 bytes each. */
+type MatchSet = Int32Array;
+
+/**
+ * Match sets, memoised and brought up to date after writes: at most 4 M ids in all (16 MB), enough for the common
+ * words of a million events in three languages.
+ */
+const matchSets = memo<MatchSet>((ids) => ids.length, { entries: 400, budget: 4_000_000 });
 
 /**
  * The ids of every record that matches, memoised until the next write (src/db/memo.ts). They come back as one text
  * value (tens of thousands of rows would cost more to hand over than to find).
  */
-function matchingIds(db: Executor, search: SearchQuery): Promise<number[]> {
+function matchingIds(db: Executor, search: SearchQuery): Promise<MatchSet> {
   const all = db.raw(`${distinctAsText(db, 'record_id')} as ids`);
   const query = db.from(matchingDocuments(db, search).as('m')).select(all);
   const { sql, bindings } = query.toSQL();
   const find = async () => {
     const [{ ids }] = (await query) as Array<{ ids: string | null }>;
-    return ids ? ids.split(',').map(Number) : [];
+    return Int32Array.from(ids ? ids.split(',') : [], Number);
   };
   return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, find, (ids, since) =>
     patched(db, search, ids, since),
@@ -129,7 +135,7 @@ function matchingIds(db: Executor, search: SearchQuery): Promise<number[]> {
  * A match set brought up to date after writes: whether a record matches depends on its own documents alone, so only
  * the records of this kind changed since are checked again, each by its id with the exact rule (`LIKE`, no index).
  */
-async function patched(db: Executor, search: SearchQuery, ids: number[], since: number): Promise<number[] | undefined> {
+async function patched(db: Executor, search: SearchQuery, ids: MatchSet, since: number): Promise<MatchSet | undefined> {
   const changed = await changedAfter(db, since, MAX_PATCHED);
   if (!changed) return undefined;
   const recheck = new Set(
@@ -139,7 +145,7 @@ async function patched(db: Executor, search: SearchQuery, ids: number[], since: 
   const exact = { ...search, fts: undefined, unsettled: search.fragments };
   const rows = await matchingDocuments(db, exact).whereIn('d.record_id', [...recheck]);
   const matching = new Set<number>(rows.map((row: { record_id: unknown }) => Number(row.record_id)));
-  return [...ids.filter((id) => !recheck.has(id)), ...matching];
+  return Int32Array.from([...ids.filter((id) => !recheck.has(id)), ...matching]);
 }
 
 async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {
@@ -160,7 +166,7 @@ export function whereSearchMatches(
   const { ids } = search;
   if (ids) {
     if (!ids.length) return query.whereRaw('1 = 0');
-    if (ids.length <= FEW_MATCHES) return query.whereIn(idColumn, ids);
+    if (ids.length <= FEW_MATCHES) return query.whereIn(idColumn, Array.from(ids));
     // many: one bound value holding them all; the list walks its own order, testing each record against the set
     return whereIdInBoundSet(db, query, idColumn, ids);
   }

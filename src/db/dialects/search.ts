@@ -28,11 +28,12 @@ export function whereIdInBoundSet(
   db: Executor,
   query: Knex.QueryBuilder,
   idColumn: string,
-  ids: number[],
+  ids: ArrayLike<number> & { join(separator: string): string },
 ): Knex.QueryBuilder {
+  const list = ids.join(',');
   return isPostgres(db)
-    ? query.whereRaw(`(?? + 0) = any(string_to_array(?, ',')::integer[])`, [idColumn, ids.join(',')])
-    : query.whereRaw('+?? in (select value from json_each(?))', [idColumn, JSON.stringify(ids)]);
+    ? query.whereRaw(`(?? + 0) = any(string_to_array(?, ',')::integer[])`, [idColumn, list])
+    : query.whereRaw('+?? in (select value from json_each(?))', [idColumn, `[${list}]`]);
 }
 
 /**
