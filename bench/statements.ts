@@ -1,0 +1,97 @@
+/**
+ * `FIXTURE=fixture.json npx tsx bench/statements.ts DATABASE_URL [SECONDS]`: the `mix` scenario (bench/mix.ts) on a
+ * database `bench/seed-database.ts` seeded, against the service run in this process, with every statement the
+ * drivers run timed (better-sqlite3's statement runs; PostgreSQL's round trips, queueing included). Prints the
+ * statements by total time, their text with the bound values left out: where a scenario's database time goes.
+ */
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createDb } from '../src/db/knex';
+import { createHttpServer } from '../src/http/request-classes';
+import { loadSpec } from '../src/http/spec';
+import { createThrottle } from '../src/http/throttle';
+import { createLogger } from '../src/logger';
+import { Mix } from './mix';
+import type { Fixture } from './seed';
+
+interface Timing {
+  runs: number;
+  ms: number;
+  max: number;
+}
+const timings = new Map<string, Timing>();
+
+function record(sql: string, ms: number): void {
+  const key = sql.replace(/\s+/g, ' ').slice(0, 300);
+  const t = timings.get(key) ?? { runs: 0, ms: 0, max: 0 };
+  t.runs++;
+  t.ms += ms;
+  t.max = Math.max(t.max, ms);
+  timings.set(key, t);
+}
+
+/** Times every run of the drivers' statements. */
+function timeStatements(): void {
+  const statement = Object.getPrototypeOf(new Database(':memory:').prepare('select 1')) as Record<string, unknown>;
+  for (const name of ['all', 'get', 'run', 'iterate']) {
+    const original = statement[name] as (...args: unknown[]) => unknown;
+    statement[name] = function (this: { source: string }, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        record(this.source, performance.now() - started);
+      }
+    };
+  }
+  const client = Client.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const query = client.query;
+  client.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+    const started = performance.now();
+    const result = query.call(this, config, ...rest);
+    const text = typeof config === 'string' ? config : String((config as { text?: string }).text);
+    if (result instanceof Promise) void result.finally(() => record(text, performance.now() - started));
+    return result;
+  };
+}
+
+async function main(): Promise<void> {
+  const [url, seconds = '30'] = process.argv.slice(2);
+  if (!url || !process.env.FIXTURE) throw new Error('usage: FIXTURE=fixture.json bench/statements.ts DATABASE_URL');
+  const fixture = JSON.parse(fs.readFileSync(process.env.FIXTURE, 'utf8')) as Fixture;
+  const config = loadConfig({ ...process.env, DATABASE_URL: url });
+  const db = createDb(url);
+  const app = createApp(
+    { config, db, spec: loadSpec(), throttle: createThrottle(db, config) },
+    { logger: createLogger('silent') },
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  timeStatements();
+  const started = performance.now();
+  const r = await new Mix(fixture).run([(server.address() as { port: number }).port], 10, Number(seconds));
+  const wall = performance.now() - started;
+  server.close();
+  await db.destroy();
+  const total = [...timings.values()].reduce((sum, t) => sum + t.ms, 0);
+  console.log(
+    `${(r.requests / r.seconds).toFixed(0)} req/s, ${r.writes} writes; statements ${total.toFixed(0)} ms of ` +
+      `${wall.toFixed(0)} ms wall`,
+  );
+  for (const [sql, t] of [...timings].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
+    const share = ((100 * t.ms) / total).toFixed(1).padStart(5);
+    console.log(`${share} %  ${t.runs} runs, mean ${(t.ms / t.runs).toFixed(2)} ms, max ${t.max.toFixed(0)} ms`);
+    console.log(`         ${sql}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
