@@ -349,11 +349,14 @@ export class FuzzHarness {
         (res) => {
           const chunks: Buffer[] = [];
           if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-            // an event stream does not end: its first chunk is the answer, then the stream is closed
+            // an event stream does not end: its first chunk is the answer, then the stream is closed; a HEAD has
+            // no chunk, its end is the answer
+            const answer = (text: string) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
             res.once('data', (chunk: Buffer) => {
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, text: chunk.toString('utf8') });
+              answer(chunk.toString('utf8'));
               req.destroy();
             });
+            res.once('end', () => answer(''));
             return;
           }
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
