@@ -15,17 +15,28 @@ export async function refreshCounts(db: Executor, termIds: number[]): Promise<vo
   if (!ids.length) return;
   // concurrent writers recount one after the other, each statement seeing the links the previous one committed
   if ('isTransaction' in db && db.isTransaction) await lockRows(db as Knex.Transaction, 'terms', ids);
-  const published = () =>
-    db('term_relationships as tr')
-      .join('events as e', 'e.post_id', 'tr.post_id')
-      .whereRaw('tr.term_id = terms.id')
-      .andWhere('e.status', 'publish')
-      .count('*');
-  // only the terms whose count moves are written, and their stamps raised (core/stamps.ts): embedded terms show it
+  // each term's events counted once (a category of a million events has tens of thousands), then only the terms
+  // whose count moved written, their stamps raised (core/stamps.ts): embedded terms show it
+  const published = db('term_relationships as tr')
+    .join('events as e', 'e.post_id', 'tr.post_id')
+    .whereRaw('tr.term_id = t.id')
+    .andWhere('e.status', 'publish')
+    .count('*');
+  const rows: Array<{ id: unknown; count: unknown; total: unknown }> = await db('terms as t')
+    .whereIn('t.id', ids)
+    .select('t.id', 't.count', published.as('total'));
+  const moved = rows.filter((row) => toNumber(row.total) !== toNumber(row.count));
+  if (!moved.length) return;
+  const total = db.raw(
+    `case id ${moved.map(() => 'when cast(? as integer) then cast(? as integer)').join(' ')} end`,
+    moved.flatMap((row) => [toNumber(row.id), toNumber(row.total)]),
+  );
   await db('terms')
-    .whereIn('id', ids)
-    .andWhere('count', '<>', published())
-    .update({ count: published(), stamp: db.raw('stamp + 1') });
+    .whereIn(
+      'id',
+      moved.map((row) => toNumber(row.id)),
+    )
+    .update({ count: total, stamp: db.raw('stamp + 1') });
 }
 
 /** The terms (any taxonomy) linked to these posts. */
