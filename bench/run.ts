@@ -456,14 +456,34 @@ async function runSize(engine: Engine, events: number, baselines: Record<Baselin
   }
 }
 
+/** Seeds a fresh database with `events` events: the fixture the scenarios use. */
+async function seedInto(url: string, events: number): Promise<Fixture> {
+  const db = createDb(url);
+  return seed(db, { events, analyze: SQLITE_ANALYZE, series: SERIES }).finally(() => db.destroy());
+}
+
+/**
+ * `BENCH_SEEDED=<dir>`: a SQLite database seeded once (`bench/seed-database.ts <dir>/sqlite-<events>.db <events>
+ * > <dir>/sqlite-<events>.json`) is copied rather than seeded again; a million events take half an hour to seed
+ * on a busy machine, and a copy seconds. Its seeding time is the one its fixture recorded.
+ */
+async function seededCopy(engine: Engine, events: number, database: Database): Promise<Fixture | undefined> {
+  const dir = process.env.BENCH_SEEDED;
+  const source = dir && path.join(dir, `${engine}-${events}.db`);
+  if (engine !== 'sqlite' || !source || !fs.existsSync(source)) return undefined;
+  const file = database.url.replace(/^sqlite:/, '');
+  fs.copyFileSync(source, file);
+  if (fs.existsSync(`${source}-wal`)) fs.copyFileSync(`${source}-wal`, `${file}-wal`); // commits not checkpointed
+  return JSON.parse(fs.readFileSync(path.join(dir, `${engine}-${events}.json`), 'utf8')) as Fixture;
+}
+
 async function measureSize(
   engine: Engine,
   events: number,
   baselines: Record<Baseline, number>,
   database: Database,
 ): Promise<SizeResult> {
-  const db = createDb(database.url);
-  const fixture = await seed(db, { events, analyze: SQLITE_ANALYZE, series: SERIES }).finally(() => db.destroy());
+  const fixture = (await seededCopy(engine, events, database)) ?? (await seedInto(database.url, events));
   const databaseMiB = (await database.size()) / 2 ** 20;
   console.log(
     `${engine}, ${events} events: seeded in ${fixture.seedSeconds.toFixed(1)} s (${databaseMiB.toFixed(0)} MiB)`,
