@@ -12,6 +12,7 @@ import { utcText } from '../support/kit';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { createDb } from '../../src/db/knex';
 import { insertEvent } from '../support/fixtures';
+import { countQueries } from '../support/query-count';
 
 describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
   let service: TestService;
@@ -82,6 +83,37 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
       await service.database.db('events').where({ post_id: id }).update({ status: 'draft' });
     }
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 6, header: 6, pages: 3, count: 2 });
+  });
+
+  it('counts a category from its links or by walking the window, whichever is smaller, with one total', async () => {
+    const category = (
+      await http(service)
+        .post(`${NS}/categories`)
+        .auth(...service.as('editor'))
+        .send({ name: 'Drivecheck' })
+    ).body as { id: number };
+    const on = (day: number, categories: number[] = []) =>
+      createEvent(`Drive ${day}`, { start_date: `2031-06-${day} 10:00`, end_date: `2031-06-${day} 11:00`, categories });
+    for (const day of [10, 11, 12]) await on(day, [category.id]);
+    for (const day of [13, 14, 15, 16, 17, 18]) await on(day);
+    const counted = async (start_date: string, end_date: string) => {
+      const query = { categories: category.id, start_date, end_date, per_page: 1 };
+      const { sql } = await countQueries(() => totals(query));
+      return {
+        ...(await totals(query)),
+        links: sql.some((text) => /in \(select [`"]r[`"]\.[`"]post_id[`"]/.test(text)),
+      };
+    };
+    // the month holds nine events, the category three: its links are walked
+    expect(await counted('2031-06-01', '2031-06-30')).toEqual({ total: 3, header: 3, pages: 3, count: 1, links: true });
+    // two days hold two events: the window is walked
+    expect(await counted('2031-06-11', '2031-06-12 23:59')).toEqual({
+      total: 2,
+      header: 2,
+      pages: 2,
+      count: 1,
+      links: false,
+    });
   });
 
   it('changes a single read’s ETag when a linked venue changes, and answers 304 only while nothing did', async () => {

@@ -116,14 +116,19 @@ export async function listEvents(
 ): Promise<{ rows: EventRow[]; total: number }> {
   const { page, count } = listQueries(db, f);
   const rows: EventRow[] = await page().limit(limit).offset(offset);
-  const total = await listTotal(db, rows.length, limit, offset, count);
+  const cheapest = async () => listQueries(db, f, await termsDriveCount(db, f)).count();
+  const total = await listTotal(db, rows.length, limit, offset, count, cheapest);
   return { rows: rows.map(normalise), total };
 }
 
-/** The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans. */
+/**
+ * The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans.
+ * `linksDrive`: the count finds the events of its categories and tags from their links (`termsDriveCount`).
+ */
 export function listQueries(
   db: Executor,
   f: EventFilters,
+  linksDrive = false,
 ): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
   return {
     page() {
@@ -131,8 +136,28 @@ export function listQueries(
       if (f.include) return page.orderBy('p.date_utc').orderBy('e.post_id');
       return page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
     },
-    count: () => applyFilters(db, eventsOf(db, f, LIST), f, LIST).count({ total: '*' }),
+    count: () => applyFilters(db, eventsOf(db, f, LIST), f, LIST, linksDrive).count({ total: '*' }),
   };
+}
+
+/**
+ * Whether a count of events in categories or tags is cheaper found from the terms' links (each linked event looked
+ * up) than by walking the window (each event's links looked for). Either is exact; each costs about the rows it
+ * walks, so the window is measured up to the terms' published events (kept on the terms): a window of a week walks
+ * a few hundred events, the whole future of a million-event calendar half a million, against a category's tens of
+ * thousands of links.
+ */
+async function termsDriveCount(db: Executor, f: EventFilters): Promise<boolean> {
+  const ids = [...(f.categoryIds ?? []), ...(f.tagIds ?? [])];
+  if (!ids.length) return false;
+  const [{ links }] = await db('terms').whereIn('id', ids).sum({ links: 'count' });
+  const cap = toNumber(links) + 1;
+  const windowOnly: EventFilters = { ...f, categoryIds: undefined, tagIds: undefined, search: undefined };
+  const inWindow = applyFilters(db, eventsOf(db, windowOnly, LIST), windowOnly, LIST)
+    .select(db.raw('1'))
+    .limit(cap);
+  const [{ rows }] = await db.from(inWindow.as('w')).count({ rows: '*' });
+  return toNumber(rows) >= cap;
 }
 
 /** The aliases of the events row and the posts row in a list query (its subqueries use others). */
@@ -145,7 +170,13 @@ function eventsOf(db: Executor, f: EventFilters, { e, p }: Tables): Knex.QueryBu
   return f.readable || f.unprotected ? events.join(`posts as ${p}`, `${p}.id`, `${e}.post_id`) : events;
 }
 
-function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, p }: Tables): Knex.QueryBuilder {
+function applyFilters(
+  db: Executor,
+  q: Knex.QueryBuilder,
+  f: EventFilters,
+  { e, p }: Tables,
+  linksDrive = false,
+): Knex.QueryBuilder {
   q.where(`${e}.hide_from_listings`, false).whereIn(`${e}.status`, f.statuses);
   if (f.readable) f.readable(q, { e, p });
   if (f.startFrom) q.where(`${e}.start_utc`, '>=', f.startFrom);
@@ -157,12 +188,10 @@ function applyFilters(db: Executor, q: Knex.QueryBuilder, f: EventFilters, { e, 
   if (f.endsAfter) q.where(`${e}.end_utc`, '>', f.endsAfter);
   if (f.search) whereSearchMatches(db, q, `${e}.post_id`, f.search);
   for (const ids of [f.categoryIds, f.tagIds]) {
-    if (ids)
-      q.whereExists(
-        db('term_relationships as r')
-          .whereRaw('r.post_id = ??', [`${e}.post_id`])
-          .whereIn('r.term_id', ids),
-      );
+    if (!ids) continue;
+    const links = db('term_relationships as r');
+    if (linksDrive) q.whereIn(`${e}.post_id`, links.whereIn('r.term_id', ids).select('r.post_id'));
+    else q.whereExists(links.whereRaw('r.post_id = ??', [`${e}.post_id`]).whereIn('r.term_id', ids));
   }
   if (f.venueIds) q.whereIn(`${e}.venue_id`, f.venueIds);
   // the organizers' events (a few hundred) drive the plan, rather than every event of the window
