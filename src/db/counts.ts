@@ -3,6 +3,7 @@
  * and other counts are memoised per database by their SQL and bindings and the data version (memo.ts), so a total
  * is reused only while no write has committed since it was counted, on any node.
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Executor } from './types';
 import { toNumber } from './dialect';
@@ -27,9 +28,16 @@ export async function listTotal(
   if (onPage === 0 && offset === 0) return 0;
   const query = count();
   const { sql, bindings } = query.toSQL();
-  return totals.get(db, `${sql}\n${JSON.stringify(bindings)}`, async () =>
-    runCount(cheapest ? await cheapest() : query),
-  );
+  return totals.get(db, `${sql}\n${bindingsKey(bindings)}`, async () => runCount(cheapest ? await cheapest() : query));
+}
+
+/**
+ * The bindings as part of a memo's key: their text, or its SHA-256 when long (a common word's match set, bound as
+ * one value, is hundreds of kilobytes at a million events; a thousand such keys would hold hundreds of megabytes).
+ */
+function bindingsKey(bindings: readonly unknown[]): string {
+  const text = JSON.stringify(bindings);
+  return text.length <= 1024 ? text : `sha256:${createHash('sha256').update(text).digest('base64')}`;
 }
 
 async function runCount(query: Knex.QueryBuilder): Promise<number> {
