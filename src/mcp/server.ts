@@ -5,6 +5,7 @@
  * REST answer said (D101, D102).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -54,6 +55,11 @@ const EVENT_URI = /^calendar:\/\/events\/(\d+)$/;
 const ETAG_META = 'calendar/etag';
 /** The protocol's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
+/**
+ * One JSON Schema validator for every server: left to itself, the SDK builds a new Ajv (with its formats) for each
+ * server, and a stateless endpoint makes a server per request.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** Whether a caller may use a tool: its capability (none: anyone), and a read-only password only reads. */
 export function mayUse(tool: ToolDefinition, caller: Caller | undefined): boolean {
@@ -77,7 +83,11 @@ export function listed(tool: ToolDefinition): Tool {
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'calendar-events', title: 'Calendar Events', version: options.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: options.instructions },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: options.instructions,
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const send = bounded(CALL_CONCURRENCY, options.rest);
