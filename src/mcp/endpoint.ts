@@ -2,11 +2,13 @@
  * `/mcp`: the Model Context Protocol over Streamable HTTP (stateless: each POST is a fresh server and transport, so
  * any node answers any request, as for REST). Before the protocol: DNS rebinding protection (Host and Origin, D103),
  * the service's body limit, and the REST authentication (HTTP Basic; wrong credentials are 401, repeated failures
- * 429). Tool calls then run as REST requests through `app` (D101). The room's one entry for the HTTP side.
+ * 429). Tool calls then run as REST requests through `app` (D101). The SDK's web-standard transport answers the
+ * protocol: it gets a `Request` of the headers alone (the body is parsed already) and its `Response` is written
+ * whole, with no stream between Node and the web. The room's one entry for the HTTP side.
  */
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import express, { type Express, type Request, type RequestHandler, Router } from 'express';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import express, { type Express, type Request, type RequestHandler, type Response, Router } from 'express';
 import { LANGUAGES } from '../config';
 import type { AppContext } from '../http/context';
 import { identify } from '../http/auth';
@@ -50,13 +52,16 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
       onCall: (tool) => calls.inc({ tool }),
       onError: (err) => req.log?.error({ err }, 'MCP tool call failed'),
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await send(res, await transport.handleRequest(webRequest(req), { parsedBody: req.body }));
   });
   // stateless: no server-sent event stream to open and no session to end
   router.all('/', (_req, res) => {
@@ -64,6 +69,27 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
     res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
   });
   return router;
+}
+
+/** What the transport reads of a request: method, URL and headers (the body is `parsedBody`). */
+function webRequest(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  return new globalThis.Request(`${req.protocol}://${req.get('host')}${req.originalUrl}`, {
+    method: req.method,
+    headers,
+  });
+}
+
+/**
+ * The transport's answer, whole: in JSON response mode its body is one JSON text (or none), never an event stream.
+ */
+async function send(res: Response, answer: globalThis.Response): Promise<void> {
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
+  res.end(Buffer.from(await answer.arrayBuffer()));
 }
 
 /** A browser's `Origin`, when sent, must name an allowed host too (any port, as for `Host`). */
