@@ -2,9 +2,10 @@
  * `/mcp`: the Model Context Protocol over Streamable HTTP (stateless: each POST is a fresh server and transport, so
  * any node answers any request, as for REST). Before the protocol: DNS rebinding protection (Host and Origin, D103),
  * the service's body limit, and the REST authentication (HTTP Basic; wrong credentials are 401, repeated failures
- * 429). Tool calls then run as REST requests through `app` (D101). The SDK's web-standard transport answers the
- * protocol: it gets a `Request` of the headers alone (the body is parsed already) and its `Response` is written
- * whole, with no stream between Node and the web. The room's one entry for the HTTP side.
+ * 429). Tool calls then run as REST requests through `app` (D101), as the caller identified here: once a POST, not
+ * again for each call (D141). The SDK's web-standard transport answers the protocol: it gets a `Request` of the
+ * headers alone (the body is parsed already) and its `Response` is written whole, with no stream between Node and
+ * the web. The room's one entry for the HTTP side.
  */
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -17,8 +18,8 @@ import { acceptedLanguage, createMcpServer } from './server';
 import { generateTools, instructionsOf } from './tools';
 import { batchLimit } from './limits';
 
-/** The headers of the MCP request that its REST requests carry too. */
-const FORWARDED = ['authorization', 'host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
+/** The headers of the MCP request that its REST requests carry too (not its credentials: they carry its caller). */
+const FORWARDED = ['host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
 
 /** The `/mcp` router; `app` is the service itself, into which tool calls are dispatched. */
 export function mcpEndpoint(context: AppContext, app: () => Express): Router {
@@ -41,6 +42,7 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
       request: {
         remoteAddress: req.socket.remoteAddress,
         encrypted: Boolean((req.socket as { encrypted?: boolean }).encrypted),
+        caller,
         messageLanguage: acceptedLanguage(
           req.get('accept-language'),
           (...languages) => req.acceptsLanguages(...languages),
