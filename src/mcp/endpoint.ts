@@ -17,6 +17,7 @@ import { dispatch } from './dispatch';
 import { acceptedLanguage, createMcpServer } from './server';
 import { generateTools, instructionsOf } from './tools';
 import { batchLimit } from './limits';
+import { RawJson } from './raw-json';
 
 /** The headers of the MCP request that its REST requests carry too (not its credentials: they carry its caller). */
 const FORWARDED = ['host', 'user-agent', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
@@ -32,6 +33,7 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
   router.use(hostHeaderValidation(config.mcpAllowedHosts), allowedOrigin(config.mcpAllowedHosts));
   router.post('/', express.json({ limit: config.bodyLimit }), batchLimit, async (req, res) => {
     const caller = await identify(req);
+    const rawJson = new RawJson();
     const server = createMcpServer({
       tools,
       instructions,
@@ -53,6 +55,7 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
       version: spec.document.info.version,
       onCall: (tool) => calls.inc({ tool }),
       onError: (err) => req.log?.error({ err }, 'MCP tool call failed'),
+      rawJson,
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -63,7 +66,7 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
       void server.close();
     });
     await server.connect(transport);
-    await send(res, await transport.handleRequest(webRequest(req), { parsedBody: req.body }));
+    await send(res, await transport.handleRequest(webRequest(req), { parsedBody: req.body }), rawJson);
   });
   // stateless: no server-sent event stream to open and no session to end
   router.all('/', (_req, res) => {
@@ -84,14 +87,15 @@ function webRequest(req: Request): globalThis.Request {
 }
 
 /**
- * The transport's answer, whole: in JSON response mode its body is one JSON text (or none), never an event stream.
+ * The transport's answer, whole: in JSON response mode its body is one JSON text (or none), never an event stream;
+ * the REST bodies held as structured content are spliced into it.
  */
-async function send(res: Response, answer: globalThis.Response): Promise<void> {
+async function send(res: Response, answer: globalThis.Response, rawJson: RawJson): Promise<void> {
   res.status(answer.status);
   answer.headers.forEach((value, name) => {
     res.setHeader(name, value);
   });
-  res.end(Buffer.from(await answer.arrayBuffer()));
+  res.end(rawJson.fill(await answer.text()));
 }
 
 /** A browser's `Origin`, when sent, must name an allowed host too (any port, as for `Host`). */
