@@ -38,7 +38,10 @@ export interface InnerResponse {
   body: string;
 }
 
-/** Each app's request classes, made once (http/request-classes.ts: objects born with the app's prototypes stay fast). */
+/**
+ * Each app's request classes, made once (http/request-classes.ts: objects born with the app's prototypes stay
+ * fast).
+ */
 const classes = new WeakMap<Express, ReturnType<typeof requestClasses>>();
 
 /** Runs one request through the app and resolves with what it answered. */

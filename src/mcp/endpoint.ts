@@ -8,7 +8,7 @@
  * the web. The room's one entry for the HTTP side.
  */
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as streamable from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import express, { type Express, type Request, type RequestHandler, type Response, Router } from 'express';
 import { LANGUAGES } from '../config';
 import type { AppContext } from '../http/context';
@@ -57,7 +57,7 @@ export function mcpEndpoint(context: AppContext, app: () => Express): Router {
       onError: (err) => req.log?.error({ err }, 'MCP tool call failed'),
       rawJson,
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new streamable.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
