@@ -10,6 +10,11 @@ export class RawJson {
   private readonly prefix = `raw-json:${randomUUID()}:`;
   private readonly texts: string[] = [];
 
+  /** Whether any text is held (none: an answer's bytes need no filling, nor decoding to a string). */
+  get holding(): boolean {
+    return this.texts.length > 0;
+  }
+
   /** A stand-in for `text`, the JSON text of an object, replaced by it in `fill`. */
   hold(text: string): Record<string, unknown> {
     this.texts.push(text);
