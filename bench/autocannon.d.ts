@@ -14,6 +14,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to send in all (instead of `duration`). */
+    amount?: number;
     method?: string;
     headers?: Record<string, string>;
     body?: string;

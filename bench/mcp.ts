@@ -3,7 +3,8 @@
  * (D100–D104). On a seeded database of BENCH_MCP_EVENTS events (10 000; never run it at a million), with the built
  * server as a child process: the `list_events` tool with a search over Streamable HTTP against
  * `GET /events?search=` with the same credentials, measured alternately with autocannon in the same run (the cost
- * ratio is REST's requests per second over MCP's; target ≤ 1.5), then 100 concurrent MCP sessions (the SDK's client:
+ * ratio is REST's requests per second over MCP's; target ≤ 1.5), and the server's CPU time per request of each (on
+ * Linux; steadier than the rates on a shared machine), then 100 concurrent MCP sessions (the SDK's client:
  * initialize, tools/list, one get_event each) while the server's resident set is sampled (target ≤ 250 MB).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -25,6 +26,11 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SESSIONS = 100;
 const ROUNDS = 2;
+/** Requests per block of the CPU comparison (REST and MCP blocks alternate, ROUNDS × CPU_BLOCKS of each). */
+const CPU_REQUESTS = 400;
+const CPU_BLOCKS = 3;
+/** The unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
 const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
 
 interface Rate {
@@ -92,6 +98,34 @@ function rssMiB(pid: number): number {
   } catch {
     return 0; // not Linux, or the server is gone
   }
+}
+
+/** The process's CPU time (user and system) in ms, or undefined off Linux. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined; // not Linux, or the server is gone
+  }
+}
+
+/**
+ * The server's CPU time per request of each side, in alternating blocks of CPU_REQUESTS (4 connections: the server
+ * busy, the client no bottleneck), so that other jobs on the machine weigh on both alike; undefined off Linux.
+ */
+async function cpuPerRequest(pid: number, sides: Options[]): Promise<number[] | undefined> {
+  const spent = sides.map(() => 0);
+  for (let block = 0; block < ROUNDS * CPU_BLOCKS; block++) {
+    for (const [i, side] of sides.entries()) {
+      const before = cpuMs(pid);
+      await autocannon({ connections: 4, amount: CPU_REQUESTS, ...side });
+      const after = cpuMs(pid);
+      if (before === undefined || after === undefined) return undefined;
+      spent[i] += after - before;
+    }
+  }
+  return spent.map((ms) => ms / (ROUNDS * CPU_BLOCKS * CPU_REQUESTS));
 }
 
 /**
@@ -184,6 +218,13 @@ export async function main(): Promise<void> {
     console.log(`  cost of a search as a tool call: ${ratio.toFixed(2)}× the REST list (target ≤ 1.5×)`);
 
     const pid = server.pid as number;
+    const cpu = await cpuPerRequest(pid, [rest, mcp]);
+    if (cpu) {
+      console.log(
+        `  server CPU per request: REST ${cpu[0].toFixed(2)} ms, MCP ${cpu[1].toFixed(2)} ms ` +
+          `(${(cpu[1] / cpu[0]).toFixed(2)}×)`,
+      );
+    }
     let largest = rssMiB(pid);
     const timer = setInterval(() => {
       largest = Math.max(largest, rssMiB(pid));

@@ -5,6 +5,7 @@
  * the built server (`npm run build` first) under `node --cpu-prof` on an existing database (a seeded bench database,
  * say), loads PATH with autocannon, stops the server and prints where the CPU time went: the top functions by self time
  * and the time per package. The profile itself stays in bench/results/profiles/ (open it in Chrome DevTools).
+ * HEADERS (JSON) adds request headers: an MCP call (`/mcp`, POST) needs `accept` and `mcp-protocol-version`.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -79,7 +80,10 @@ async function loadMix(port: number, seconds: number): Promise<void> {
 }
 
 async function loadPath(port: number, target: string, seconds: string, method: string, body?: string): Promise<void> {
-  const headers: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
+  const headers: Record<string, string> = {
+    ...(body ? { 'content-type': 'application/json' } : {}),
+    ...(JSON.parse(process.env.HEADERS ?? '{}') as Record<string, string>),
+  };
   if (method !== 'GET')
     headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
   let serial = 0;

@@ -25,8 +25,9 @@ export interface InnerRequest {
   /** The language of messages when the call names none (the MCP request's `Accept-Language`). */
   messageLanguage?: Language;
   /**
-   * A caller already known, for a process that is trusted with its database (the CLI's `mcp --user`): the request
-   * carries no credentials and starts as this caller, as every CLI command acts as a named user.
+   * A caller already known: the caller the MCP request was identified as (its calls are not identified again), or,
+   * for a process that is trusted with its database (the CLI's `mcp --user`), the named user every CLI command acts
+   * as. The request carries no credentials and starts as this caller; a read-only password still only reads.
    */
   caller?: Caller;
 }
@@ -37,7 +38,10 @@ export interface InnerResponse {
   body: string;
 }
 
-/** Each app's request classes, made once (http/request-classes.ts: objects born with the app's prototypes stay fast). */
+/**
+ * Each app's request classes, made once (http/request-classes.ts: objects born with the app's prototypes stay
+ * fast).
+ */
 const classes = new WeakMap<Express, ReturnType<typeof requestClasses>>();
 
 /** Runs one request through the app and resolves with what it answered. */

@@ -5,6 +5,7 @@
  * REST answer said (D101, D102).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -23,6 +24,7 @@ import { can, type Caller } from '../users/roles';
 import type { InnerRequest, InnerResponse } from './dispatch';
 import type { ToolDefinition } from './tools';
 import { checkedArguments } from './arguments';
+import type { RawJson } from './raw-json';
 import { bounded, CALL_CONCURRENCY } from './limits';
 
 /** Sends one REST request (method, path from the service root, headers, JSON body) and returns the answer. */
@@ -46,6 +48,11 @@ export interface McpServerOptions {
   onCall?: (tool: string) => void;
   /** Told of an unexpected failure, whose text the caller never sees (logs). */
   onError?: (error: unknown) => void;
+  /**
+   * Holds each structured content as the REST body itself, for a transport that splices it into the answer (the
+   * HTTP endpoint); without it, the body is parsed.
+   */
+  rawJson?: RawJson;
 }
 
 export const SPEC_RESOURCE = 'calendar://openapi.json';
@@ -54,6 +61,11 @@ const EVENT_URI = /^calendar:\/\/events\/(\d+)$/;
 const ETAG_META = 'calendar/etag';
 /** The protocol's code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
+/**
+ * One JSON Schema validator for every server: left to itself, the SDK builds a new Ajv (with its formats) for each
+ * server, and a stateless endpoint makes a server per request.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** Whether a caller may use a tool: its capability (none: anyone), and a read-only password only reads. */
 export function mayUse(tool: ToolDefinition, caller: Caller | undefined): boolean {
@@ -77,7 +89,11 @@ export function listed(tool: ToolDefinition): Tool {
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'calendar-events', title: 'Calendar Events', version: options.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: options.instructions },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: options.instructions,
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const send = bounded(CALL_CONCURRENCY, options.rest);
@@ -100,7 +116,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const request = restRequest(tool, checked.args, options.basePath);
       if ('missing' in request) return failure(missingParams(request.missing));
       const answer = await rest(tool.operation.method.toUpperCase(), request.url, request.headers, request.body);
-      return toolResult(tool, answer);
+      return toolResult(tool, answer, options.rawJson);
     } catch (error) {
       // what failed is for the server's log; the caller gets REST's generic answer
       options.onError?.(error);
@@ -186,15 +202,20 @@ function scalar(value: unknown): string {
 }
 
 /** A 2xx answer is the result (JSON as structured content); any other is an error result with the API's error. */
-function toolResult(tool: ToolDefinition, answer: InnerResponse): CallToolResult {
+function toolResult(tool: ToolDefinition, answer: InnerResponse, rawJson?: RawJson): CallToolResult {
   if (answer.status < 200 || answer.status >= 300) return errorResult(answer.body);
   const etag = typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined;
   const content: CallToolResult['content'] = [{ type: 'text', text: answer.body }];
   // the version an update or delete sends back as `if_match`
   if (etag) content.push({ type: 'text', text: `ETag: ${etag}` });
   const result: CallToolResult = { content, ...(etag ? { _meta: { [ETAG_META]: etag } } : {}) };
-  if (tool.outputSchema) result.structuredContent = parse(answer.body) as Record<string, unknown>;
+  if (tool.outputSchema) result.structuredContent = structured(answer.body, rawJson);
   return result;
+}
+
+/** A JSON answer as structured content: held whole when it can be (an object's text), parsed otherwise. */
+function structured(body: string, rawJson?: RawJson): Record<string, unknown> {
+  return rawJson && body.startsWith('{') ? rawJson.hold(body) : (parse(body) as Record<string, unknown>);
 }
 
 function errorResult(body: string): CallToolResult {

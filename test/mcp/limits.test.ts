@@ -1,11 +1,12 @@
 /**
  * What one `/mcp` request may cost and say, on each engine: a batch of more than 20 messages is refused before any
- * runs, each call of a batch is counted, calls run four at a time, arguments are checked against the tool's input
- * schema (an id that names another route, `constructor`), and an internal failure's text never reaches the caller.
+ * runs, each call of a batch is counted and answered with its REST body (structured and as text), calls run four at a
+ * time, arguments are checked against the tool's input schema (an id that names another route, `constructor`), and
+ * an internal failure's text never reaches the caller.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { loadSpec } from '../../src/http/spec';
@@ -72,6 +73,31 @@ describe.each(ENGINES)('MCP limits on %s', (engine) => {
     expect(answers).toHaveLength(20);
     expect(answers.every((answer) => answer.result && !answer.result.isError)).toBe(true);
     expect(await callsCounted()).toBe(before + 20);
+  });
+
+  it('answers each call of a batch with its REST body, as structured content and as text', async () => {
+    const created = await http(service)
+      .post(`${NS}/tags`)
+      .auth(...service.as('administrator'))
+      .send({ name: 'Quoted "words" and \\ a line\u2028separator' });
+    const rest = await http(service).get(`${NS}/tags/${created.body.id}`);
+    const answer = await post(service, [
+      callOf(1, 'get_tag', { id: created.body.id }),
+      callOf(2, 'list_tags', {}),
+      callOf(3, 'get_tag', { id: 999_999 }),
+    ]);
+    const text = await answer.text();
+    expect(text).not.toContain('raw-json:'); // every stand-in was replaced by its body
+    const results = new Map(
+      (JSON.parse(text) as Array<{ id: number; result: CallToolResult }>).map((a) => [a.id, a.result]),
+    );
+    expect(results.get(1)?.structuredContent).toEqual(rest.body);
+    for (const id of [1, 2]) {
+      const result = results.get(id) as CallToolResult;
+      expect(result.structuredContent).toEqual(JSON.parse((result.content[0] as { text: string }).text));
+    }
+    expect(results.get(3)).toMatchObject({ isError: true });
+    expect(results.get(3)?.structuredContent).toBeUndefined();
   });
 
   it("checks arguments against the tool's schema: an id naming another route, a number as text", async () => {
