@@ -142,16 +142,17 @@ export function listQueries(
 
 /**
  * Whether a count of events in categories or tags is cheaper found from the terms' links (each linked event looked
- * up) than by walking the window (each event's links looked for). Either is exact; each costs about the rows it
- * walks, so the window is measured up to the terms' published events (kept on the terms): a window of a week walks
- * a few hundred events, the whole future of a million-event calendar half a million, against a category's tens of
- * thousands of links.
+ * up) than by walking the window (each event's links looked for, one look-up per term). Either is exact; each
+ * costs about the look-ups it makes, so the window is measured up to the terms' published events (kept on the
+ * terms) over their number: a window of a week walks a few hundred events, the whole future of a million-event
+ * calendar half a million, against a category's tens of thousands of links.
  */
 async function termsDriveCount(db: Executor, f: EventFilters): Promise<boolean> {
   const ids = [...(f.categoryIds ?? []), ...(f.tagIds ?? [])];
   if (!ids.length) return false;
   const [{ links }] = await db('terms').whereIn('id', ids).sum({ links: 'count' });
-  const cap = toNumber(links) + 1;
+  // an event of the window costs a look-up per term asked for, a link one
+  const cap = Math.ceil(toNumber(links) / ids.length) + 1;
   const windowOnly: EventFilters = { ...f, categoryIds: undefined, tagIds: undefined, search: undefined };
   const inWindow = applyFilters(db, eventsOf(db, windowOnly, LIST), windowOnly, LIST)
     .select(db.raw('1'))
