@@ -109,10 +109,14 @@ export async function prepareSearch(
 type MatchSet = Int32Array;
 
 /**
- * Match sets, memoised and brought up to date after writes: at most 4 M ids in all (16 MB), enough for the common
- * words of a million events in three languages.
+ * Match sets, memoised and brought up to date after writes, weighed in bytes: 4 an id, and a set bound as one value
+ * keeps its text too (db/dialects/search.ts, up to 8 bytes an id). 48 MB in all holds 4 M ids of large sets, enough
+ * for the common words of a million events in three languages.
  */
-const matchSets = memo<MatchSet>((ids) => ids.length, { entries: 400, budget: 4_000_000 });
+const matchSets = memo<MatchSet>((ids) => ids.length * (ids.length > FEW_MATCHES ? 12 : 4), {
+  entries: 400,
+  budget: 48_000_000,
+});
 
 /**
  * The ids of every record that matches, memoised until the next write (src/db/memo.ts). They come back as one text

@@ -30,10 +30,21 @@ export function whereIdInBoundSet(
   idColumn: string,
   ids: ArrayLike<number> & { join(separator: string): string },
 ): Knex.QueryBuilder {
-  const list = ids.join(',');
+  const list = joinedOnce(ids);
   return isPostgres(db)
     ? query.whereRaw(`(?? + 0) = any(string_to_array(?, ',')::integer[])`, [idColumn, list])
     : query.whereRaw('+?? in (select value from json_each(?))', [idColumn, `[${list}]`]);
+}
+
+/**
+ * A set's ids as one comma-separated text, made once per set: a memoised set is bound by the page and the count of
+ * every list that uses it, and joining 50 000 ids takes milliseconds.
+ */
+const joined = new WeakMap<object, string>();
+function joinedOnce(ids: ArrayLike<number> & { join(separator: string): string }): string {
+  let text = joined.get(ids);
+  if (text === undefined) joined.set(ids, (text = ids.join(',')));
+  return text;
 }
 
 /**
