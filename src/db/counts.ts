@@ -2,14 +2,27 @@
  * Exact totals for list pages, kept cheap: a page with fewer rows than asked for tells its total without counting,
  * and other counts are memoised per database by their SQL and bindings and the data version (memo.ts), so a total
  * is reused only while no write has committed since it was counted, on any node.
+ *
+ * A count whose rows each depend on one record alone (`CountedIds`: events in a window, a category, a search) is
+ * memoised as the set of ids it counts, and brought up to date after a write by checking again only the records the
+ * change feed names since (D143): a write to one event costs a warm count a look-up by id, not a walk of the tens of
+ * thousands of rows a common category or word holds at a million events.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Executor } from './types';
 import { toNumber } from './dialect';
+import { idsAsText } from './dialects/search';
+import { changedAfter } from './feed-position';
 import { memo } from './memo';
 
 const totals = memo<number>(() => 1, { entries: 1000, budget: 1000 });
+
+/** At most this many changes since a set was counted are checked one by one; more, and it is counted again. */
+const MAX_PATCHED = 500;
+
+/** Sets of counted ids, sorted, 4 bytes an id: 24 MB holds 6 M ids (a million events' default window is ~500 000). */
+const countedSets = memo<Int32Array>((ids) => ids.length * 4 + 64, { entries: 1000, budget: 24_000_000 });
 
 /**
  * The total of a list whose page (`limit` rows from `offset`) holds `onPage` rows; `count` builds the query
@@ -24,18 +37,98 @@ export async function listTotal(
   count: () => Knex.QueryBuilder,
   cheapest?: () => Promise<Knex.QueryBuilder>,
 ): Promise<number> {
-  if (onPage > 0 && onPage < limit) return offset + onPage;
-  if (onPage === 0 && offset === 0) return 0;
+  const told = totalOfPage(onPage, limit, offset);
+  if (told !== undefined) return told;
   const query = count();
   const { sql, bindings } = query.toSQL();
   return totals.get(db, `${sql}\n${bindingsKey(bindings)}`, async () => runCount(cheapest ? await cheapest() : query));
 }
 
 /**
+ * A count whose membership is decided record by record: whether a record is counted depends on its own rows
+ * (those every write announces it for, core/write.ts) and on values bound into the query, never on another record.
+ */
+export interface CountedIds {
+  /** The kind of the records counted, as the change feed names it. */
+  resource: string;
+  /**
+   * Names the count: the same for the same question. Values that are brought up to date themselves (a search's
+   * match set) are named, not bound, and read again by `ids` and `among`.
+   */
+  key: () => string;
+  /**
+   * A query selecting, as `id`, the ids counted, or those of `among` that are, with the values named by `key` read
+   * now. (In an object: a query builder is a thenable, which a promise resolving to it would run.)
+   */
+  select: (among?: number[]) => Promise<{ query: Knex.QueryBuilder }>;
+}
+
+/** The total of a list (as `listTotal`) counted as the set of its ids, brought up to date after writes. */
+export async function setTotal(
+  db: Executor,
+  onPage: number,
+  limit: number,
+  offset: number,
+  counted: CountedIds,
+): Promise<number> {
+  const told = totalOfPage(onPage, limit, offset);
+  if (told !== undefined) return told;
+  const find = async () => {
+    const { query } = await counted.select();
+    const [{ ids }] = (await db.from(query.as('c')).select(db.raw(`${idsAsText(db, 'c.id')} as ids`))) as Array<{
+      ids: string | null;
+    }>;
+    return Int32Array.from(ids ? ids.split(',') : [], Number).sort();
+  };
+  const ids = await countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since));
+  return ids.length;
+}
+
+/**
+ * A set of counted ids brought up to date: only the records of its kind the feed names since are checked again.
+ * The same set is kept when none of them moved in or out (a write elsewhere in the calendar).
+ */
+async function patched(db: Executor, counted: CountedIds, ids: Int32Array, since: number) {
+  const changed = await changedAfter(db, since, MAX_PATCHED);
+  if (!changed) return undefined;
+  const recheck = [...new Set(changed.filter((c) => c.resource === counted.resource).map((c) => c.id))];
+  if (!recheck.length) return ids;
+  const { query } = await counted.select(recheck);
+  const rows: Array<{ id: unknown }> = await query;
+  const now = new Set(rows.map((row) => toNumber(row.id)));
+  const moved = recheck.filter((id) => now.has(id) !== holds(ids, id));
+  if (!moved.length) return ids;
+  const out = new Set(moved.filter((id) => !now.has(id)));
+  const kept = out.size ? ids.filter((id) => !out.has(id)) : ids;
+  const added = moved.filter((id) => now.has(id));
+  return added.length ? Int32Array.from([...kept, ...added]).sort() : kept;
+}
+
+/** Whether the sorted `ids` hold `id` (binary search). */
+function holds(ids: Int32Array, id: number): boolean {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle] === id) return true;
+    if (ids[middle] < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return false;
+}
+
+/** The total a page tells by itself: a short page ends the list; an empty first page has none. */
+function totalOfPage(onPage: number, limit: number, offset: number): number | undefined {
+  if (onPage > 0 && onPage < limit) return offset + onPage;
+  if (onPage === 0 && offset === 0) return 0;
+  return undefined;
+}
+
+/**
  * The bindings as part of a memo's key: their text, or its SHA-256 when long (a common word's match set, bound as
  * one value, is hundreds of kilobytes at a million events; a thousand such keys would hold hundreds of megabytes).
  */
-function bindingsKey(bindings: readonly unknown[]): string {
+export function bindingsKey(bindings: readonly unknown[]): string {
   const text = JSON.stringify(bindings);
   return text.length <= 1024 ? text : `sha256:${createHash('sha256').update(text).digest('base64')}`;
 }

@@ -105,6 +105,21 @@ export async function prepareSearch(
   return { ...resolved, ids: await matchingIds(db, resolved) };
 }
 
+/**
+ * The search with its match set as it is now (memoised: brought up to date if a write came since it was resolved),
+ * for a query that must see the same data as the statements around it.
+ */
+export async function withCurrentMatches(db: Executor, search: SearchQuery): Promise<SearchQuery> {
+  return search.ids ? { ...search, ids: await matchingIds(db, search) } : search;
+}
+
+/** Names what a search matches, whatever its match set holds now: the same name for the same question. */
+export function searchName(db: Executor, search: SearchQuery): string {
+  if (search.fts === false) return 'nothing';
+  const { sql, bindings } = matchingDocuments(db, search).toSQL();
+  return `${sql}\n${JSON.stringify(bindings)}`;
+}
+
 /** The ids of the records a search matches, 4 bytes each. */
 type MatchSet = Int32Array;
 

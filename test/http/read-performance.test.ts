@@ -70,17 +70,17 @@ describe.each(ENGINES)('fast reads stay exact on %s', (engine) => {
     });
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 7, header: 7, pages: 4, count: 2 });
 
-    // another node: its own connection pool on the same database
-    if (engine === 'postgres') {
-      const other = createDb(service.database.url, { schema: service.database.schema });
-      try {
-        await other('posts').where({ id }).update({ status: 'draft' });
-        await other('events').where({ post_id: id }).update({ status: 'draft' });
-      } finally {
-        await other.destroy();
-      }
-    } else {
-      await service.database.db('events').where({ post_id: id }).update({ status: 'draft' });
+    // another node: its own connection pool on the same database, announcing the record as the kernel does
+    const other =
+      engine === 'postgres' ? createDb(service.database.url, { schema: service.database.schema }) : undefined;
+    try {
+      await (other ?? service.database.db).transaction(async (trx) => {
+        if (other) await trx('posts').where({ id }).update({ status: 'draft' });
+        await trx('events').where({ post_id: id }).update({ status: 'draft' });
+        await recordChanges(trx, 'event', [id], 'updated');
+      });
+    } finally {
+      await other?.destroy();
     }
     expect(await totals({ search, per_page: 2 })).toEqual({ total: 6, header: 6, pages: 3, count: 2 });
   });

@@ -19,6 +19,11 @@ export function distinctAsText(db: Executor, column: string): string {
   return isPostgres(db) ? `string_agg(distinct ${column}::text, ',')` : `group_concat(distinct ${column})`;
 }
 
+/** SQL gathering the values of the integer `column`, unique already, into one comma-separated text. */
+export function idsAsText(db: Executor, column: string): string {
+  return isPostgres(db) ? `string_agg(${column}::text, ',')` : `group_concat(${column})`;
+}
+
 /**
  * Restricts `query` to the rows whose `idColumn` is one of `ids`, all bound as one value (a comma-separated list on
  * PostgreSQL, a JSON array on SQLite). The id is wrapped (`+ 0`, `+`) so that neither planner looks the ids up by

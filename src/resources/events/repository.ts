@@ -3,9 +3,9 @@ import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
 import { EVENT_FIELDS, type EventFields } from '../../kinds/fields/events';
-import { whereSearchMatches, type SearchQuery } from '../../search/predicate';
+import { searchName, whereSearchMatches, withCurrentMatches, type SearchQuery } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
-import { listTotal } from '../../db/counts';
+import { bindingsKey, listTotal, setTotal, type CountedIds } from '../../db/counts';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
 import { columnNormaliser, selectedColumns } from '../fields';
@@ -116,28 +116,62 @@ export async function listEvents(
 ): Promise<{ rows: EventRow[]; total: number }> {
   const { page, count } = listQueries(db, f);
   const rows: EventRow[] = await page().limit(limit).offset(offset);
+  const counted = countedEvents(db, f);
+  if (counted) return { rows: rows.map(normalise), total: await setTotal(db, rows.length, limit, offset, counted) };
   const cheapest = async () => listQueries(db, f, await termsDriveCount(db, f)).count();
   const total = await listTotal(db, rows.length, limit, offset, count, cheapest);
   return { rows: rows.map(normalise), total };
 }
 
 /**
- * The two queries of `GET /events`: its rows in list order, and their count. Exported for the tests of plans.
+ * The events a list counts, as a set brought up to date after writes (db/counts.ts), when whether an event is
+ * counted depends on its own rows alone: not with `geoloc` (its venue's coordinates) or `collapse_recurring` (the
+ * other occurrences), nor for a series (its occurrence rows). Categories, venues, organizers and the window are
+ * bound as resolved; the search is named, its match set read again each time (it is brought up to date itself).
+ */
+function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
+  if (f.geolocated !== undefined || f.collapseRecurring || f.seriesId !== undefined) return undefined;
+  return {
+    resource: 'event',
+    key() {
+      const { sql, bindings } = listQueries(db, { ...f, search: undefined })
+        .count()
+        .toSQL();
+      return `${sql}\n${bindingsKey(bindings)}\n${f.search ? searchName(db, f.search) : ''}`;
+    },
+    async select(among) {
+      const now = f.search ? { ...f, search: await withCurrentMatches(db, f.search) } : f;
+      if (among) return { query: listQueries(db, now).among(among) };
+      return { query: listQueries(db, now, await termsDriveCount(db, now)).ids() };
+    },
+  };
+}
+
+/**
+ * The queries of `GET /events` (`ListQueries`). Exported for the tests of plans.
  * `linksDrive`: the count finds the events of its categories and tags from their links (`termsDriveCount`).
  */
-export function listQueries(
-  db: Executor,
-  f: EventFilters,
-  linksDrive = false,
-): { page: () => Knex.QueryBuilder; count: () => Knex.QueryBuilder } {
+export function listQueries(db: Executor, f: EventFilters, linksDrive = false): ListQueries {
+  const counted = () => applyFilters(db, eventsOf(db, f, LIST), f, LIST, linksDrive);
   return {
     page() {
       const page = applyFilters(db, selectEvents(db), f, LIST);
       if (f.include) return page.orderBy('p.date_utc').orderBy('e.post_id');
       return page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
     },
-    count: () => applyFilters(db, eventsOf(db, f, LIST), f, LIST, linksDrive).count({ total: '*' }),
+    count: () => counted().count({ total: '*' }),
+    ids: () => counted().select({ id: 'e.post_id' }),
+    among: (ids) =>
+      applyFilters(db, eventsOf(db, f, LIST).whereIn('e.post_id', ids), f, LIST).select({ id: 'e.post_id' }),
   };
+}
+
+/** The queries of a list: its rows in list order, their count, the ids counted, which of some ids are counted. */
+export interface ListQueries {
+  page: () => Knex.QueryBuilder;
+  count: () => Knex.QueryBuilder;
+  ids: () => Knex.QueryBuilder;
+  among: (ids: number[]) => Knex.QueryBuilder;
 }
 
 /**
