@@ -141,6 +141,10 @@ function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
     },
     async select(among) {
       const now = f.search ? { ...f, search: await withCurrentMatches(db, f.search) } : f;
+      const matches = now.search?.ids;
+      // the match set is at hand: which of a few ids it holds is a look-up here, not a bound set read per row
+      if (among && matches)
+        return { query: listQueries(db, { ...now, search: undefined }).among(held(matches, among)) };
       if (among) return { query: listQueries(db, now).among(among) };
       return { query: listQueries(db, now, await termsDriveCount(db, now)).ids() };
     },
@@ -193,6 +197,14 @@ async function termsDriveCount(db: Executor, f: EventFilters): Promise<boolean> 
     .limit(cap);
   const [{ rows }] = await db.from(inWindow.as('w')).count({ rows: '*' });
   return toNumber(rows) >= cap;
+}
+
+/** Those of `ids` that `set` holds. */
+function held(set: ArrayLike<number>, ids: number[]): number[] {
+  const wanted = new Set(ids);
+  const found: number[] = [];
+  for (let i = 0; i < set.length; i++) if (wanted.has(set[i])) found.push(set[i]);
+  return found;
 }
 
 /** The aliases of the events row and the posts row in a list query (its subqueries use others). */
