@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const metrics = createMetrics({ enabled: config.metrics });
   const cache = createRepresentationCache(config, metrics);
   const context = { config, db, spec: loadSpec(), throttle: createThrottle(db, config), metrics, cache };
-  const server = createHttpServer(createApp(context, { logger }));
+  const server = createHttpServer(createApp(context, { logger }), {}, config.defaultLanguage);
   server.requestTimeout = config.requestTimeoutMs; // Node answers 408 and closes the connection past it
   server.headersTimeout = Math.min(20_000, config.requestTimeoutMs);
   const dispatcher = startDispatcher(context, logger); // webhooks go out from here, never from a request

@@ -6,9 +6,17 @@
  */
 import http from 'node:http';
 import type { Express } from 'express';
+import type { Language } from '../config';
+import { answerClientErrors } from './client-errors';
 
-export function createHttpServer(app: Express, options: http.ServerOptions = {}): http.Server {
-  return http.createServer({ ...options, ...requestClasses(app) }, app);
+export function createHttpServer(
+  app: Express,
+  options: http.ServerOptions = {},
+  language: Language = 'en',
+): http.Server {
+  const server = http.createServer({ ...options, ...requestClasses(app) }, app);
+  answerClientErrors(server, language);
+  return server;
 }
 
 /**

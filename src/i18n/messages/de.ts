@@ -19,6 +19,9 @@ export const de: Catalogue = {
     'Der Body sieht nach JSON aus, wurde aber als Formular gesendet (Content-Type: ' +
     'application/x-www-form-urlencoded, die Voreinstellung von curl -d): Sende ihn mit dem Header ' +
     'Content-Type: application/json.',
+  unreadable_request:
+    'Die Anfrage konnte nicht gelesen werden: Ihre Anfragezeile oder ein Header ist kein gültiges HTTP.',
+  headers_too_large: 'Die Header der Anfrage sind zu groß.',
   invalid_body: 'Der Body der Anfrage konnte nicht gelesen werden.',
   param_nul: '{name} darf keine NUL-Zeichen enthalten.',
   payload_too_large: 'Der Body der Anfrage ist zu groß.',

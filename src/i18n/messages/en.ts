@@ -16,6 +16,8 @@ export const en = {
   json_sent_as_form:
     'The body looks like JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, ' +
     'the default of curl -d): send it with the header Content-Type: application/json.',
+  unreadable_request: 'The request could not be read: its request line or a header is not valid HTTP.',
+  headers_too_large: 'The request’s headers are too large.',
   invalid_body: 'The request body could not be read.',
   param_nul: '{name} must not contain NUL characters.',
   payload_too_large: 'The request body is too large.',

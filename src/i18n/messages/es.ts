@@ -19,6 +19,8 @@ export const es: Catalogue = {
     'El cuerpo parece JSON, pero se envió como formulario (Content-Type: ' +
     'application/x-www-form-urlencoded, el valor predeterminado de curl -d): envíalo con la cabecera ' +
     'Content-Type: application/json.',
+  unreadable_request: 'No se pudo leer la solicitud: su línea de solicitud o una cabecera no es HTTP válido.',
+  headers_too_large: 'Las cabeceras de la solicitud son demasiado grandes.',
   invalid_body: 'No se pudo leer el cuerpo de la solicitud.',
   param_nul: '{name} no debe contener caracteres NUL.',
   payload_too_large: 'El cuerpo de la solicitud es demasiado grande.',

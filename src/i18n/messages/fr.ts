@@ -19,6 +19,8 @@ export const fr: Catalogue = {
     'Le corps ressemble à du JSON mais a été envoyé comme un formulaire (Content-Type: ' +
     'application/x-www-form-urlencoded, la valeur par défaut de curl -d) : envoyez-le avec l’en-tête ' +
     'Content-Type: application/json.',
+  unreadable_request: 'La requête n’a pas pu être lue : sa ligne de requête ou un en-tête n’est pas du HTTP valide.',
+  headers_too_large: 'Les en-têtes de la requête sont trop volumineux.',
   invalid_body: 'Le corps de la requête n’a pas pu être lu.',
   param_nul: '{name} ne doit pas contenir de caractères NUL.',
   payload_too_large: 'Le corps de la requête est trop volumineux.',

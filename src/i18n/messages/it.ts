@@ -19,6 +19,8 @@ export const it: Catalogue = {
     'Il corpo sembra JSON ma è stato inviato come modulo (Content-Type: ' +
     'application/x-www-form-urlencoded, il valore predefinito di curl -d): invialo con l’intestazione ' +
     'Content-Type: application/json.',
+  unreadable_request: 'Impossibile leggere la richiesta: la riga di richiesta o un’intestazione non è HTTP valido.',
+  headers_too_large: 'Le intestazioni della richiesta sono troppo grandi.',
   invalid_body: 'Impossibile leggere il corpo della richiesta.',
   param_nul: '{name} non deve contenere caratteri NUL.',
   payload_too_large: 'Il corpo della richiesta è troppo grande.',

@@ -18,6 +18,8 @@ export const ja: Catalogue = {
   json_sent_as_form:
     '本文は JSON のようですが、フォームとして送信されました（Content-Type: application/x-www-form-urlencoded、curl -d の既定値）。' +
     'Content-Type: application/json ヘッダーを付けて送信してください。',
+  unreadable_request: 'リクエストを読み取れませんでした。リクエスト行またはヘッダーが有効な HTTP ではありません。',
+  headers_too_large: 'リクエストのヘッダーが大きすぎます。',
   invalid_body: 'リクエスト本文を読み取れませんでした。',
   param_nul: '{name} に NUL 文字を含めることはできません。',
   payload_too_large: 'リクエスト本文が大きすぎます。',

@@ -19,6 +19,8 @@ export const nb: Catalogue = {
     'Innholdet ser ut som JSON, men ble sendt som et skjema (Content-Type: ' +
     'application/x-www-form-urlencoded, standarden for curl -d): send det med headeren Content-Type: ' +
     'application/json.',
+  unreadable_request: 'Forespørselen kunne ikke leses: forespørselslinjen eller en header er ikke gyldig HTTP.',
+  headers_too_large: 'Headerne i forespørselen er for store.',
   invalid_body: 'Innholdet i forespørselen kunne ikke leses.',
   param_nul: '{name} kan ikke inneholde NUL-tegn.',
   payload_too_large: 'Innholdet i forespørselen er for stort.',

@@ -19,6 +19,8 @@ export const nl: Catalogue = {
     'De body lijkt JSON, maar is als formulier verstuurd (Content-Type: ' +
     'application/x-www-form-urlencoded, de standaard van curl -d): verstuur hem met de header ' +
     'Content-Type: application/json.',
+  unreadable_request: 'Het verzoek kon niet worden gelezen: de verzoekregel of een header is geen geldige HTTP.',
+  headers_too_large: 'De headers van het verzoek zijn te groot.',
   invalid_body: 'De body van het verzoek kon niet worden gelezen.',
   param_nul: '{name} mag geen NUL-tekens bevatten.',
   payload_too_large: 'De body van het verzoek is te groot.',

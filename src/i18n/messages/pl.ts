@@ -22,6 +22,8 @@ export const pl: Catalogue = {
     'Treść wygląda na JSON, ale została wysłana jako formularz (Content-Type: ' +
     'application/x-www-form-urlencoded, domyślny w curl -d): wyślij ją z nagłówkiem Content-Type: ' +
     'application/json.',
+  unreadable_request: 'Nie można odczytać żądania: jego wiersz żądania lub nagłówek nie jest poprawnym HTTP.',
+  headers_too_large: 'Nagłówki żądania są zbyt duże.',
   invalid_body: 'Nie można odczytać treści żądania.',
   param_nul: 'Wartość {name} nie może zawierać znaków NUL.',
   payload_too_large: 'Treść żądania jest zbyt duża.',

@@ -19,6 +19,8 @@ export const ptBr: Catalogue = {
     'O corpo parece JSON, mas foi enviado como formulário (Content-Type: ' +
     'application/x-www-form-urlencoded, o padrão do curl -d): envie-o com o cabeçalho Content-Type: ' +
     'application/json.',
+  unreadable_request: 'Não foi possível ler a requisição: a linha de requisição ou um cabeçalho não é HTTP válido.',
+  headers_too_large: 'Os cabeçalhos da requisição são grandes demais.',
   invalid_body: 'Não foi possível ler o corpo da requisição.',
   param_nul: '{name} não pode conter caracteres NUL.',
   payload_too_large: 'O corpo da requisição é grande demais.',

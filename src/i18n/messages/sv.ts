@@ -19,6 +19,8 @@ export const sv: Catalogue = {
     'Innehållet ser ut som JSON men skickades som ett formulär (Content-Type: ' +
     'application/x-www-form-urlencoded, standard för curl -d): skicka det med headern Content-Type: ' +
     'application/json.',
+  unreadable_request: 'Förfrågan kunde inte läsas: dess förfrågningsrad eller en header är inte giltig HTTP.',
+  headers_too_large: 'Förfrågans headers är för stora.',
   invalid_body: 'Begärans innehåll kunde inte läsas.',
   param_nul: '{name} får inte innehålla NUL-tecken.',
   payload_too_large: 'Förfrågans innehåll är för stort.',
