@@ -5,7 +5,7 @@
  *   1. the precondition (`If-Match` / `If-Unmodified-Since`) checked on the record's locked row;
  *   2. the work: the service's own rows, which tells the `Write` what else it touched;
  *   3. the search documents of the records it touched, rebuilt;
- *   4. the counts of the categories and tags of the posts it touched, before and after, recounted;
+ *   4. the counts of the categories and tags of the posts it touched moved by what it changed of them;
  *   5. its audit entries;
  *   6. the stamps of the records it changed raised (not of those it created; and of the terms whose counts moved,
  *      in step 4), which retires every cached representation that shows them (src/cache/, on every node: the
@@ -22,7 +22,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import type { Db } from '../db/types';
-import { transactionWithRetry } from '../db/dialect';
+import { lockRows, transactionWithRetry } from '../db/dialect';
 import { syncSearch, type SearchOwner } from '../search/documents';
 import type { Caller } from '../users/roles';
 import { KINDS } from '../kinds/registry';
@@ -30,7 +30,7 @@ import { insertAudit, type Actor, type Change, type Operation, type Resource as 
 import { recordChanges, type Action, type Resource } from './outbox';
 import { assertPrecondition, type Precondition, type VersionedTable } from './preconditions';
 import { raiseStamps } from './stamps';
-import { refreshCounts, termIdsOfPosts } from './term-counts';
+import { moveCounts, publishedLinks, refreshCounts } from './term-counts';
 
 /** What a service works with: the database and the configuration (an `AppContext` is one). */
 export interface Services {
@@ -94,8 +94,10 @@ export function afterWrites(db: Db, listener: WriteListener): () => void {
 export class Write {
   private readonly searched: Record<SearchOwner, number[]> = { posts: [], terms: [] };
   private readonly made: Record<SearchOwner, Set<number>> = { posts: new Set(), terms: new Set() };
-  private readonly counted = new Set<number>();
+  /** Per term, the published events linked to it among `countedPosts` before the work changed them. */
+  private readonly before = new Map<number, number>();
   private readonly countedPosts = new Set<number>();
+  private readonly recounted = new Set<number>();
   private readonly audits: AuditEntry[] = [];
   private readonly changes: Announced[] = [];
   private readonly shown = new Map<string, { resource: Resource; find: FindShowing }>();
@@ -112,16 +114,29 @@ export class Write {
   }
 
   /**
-   * The links or status of these posts are about to change: their categories and tags are recounted, those they
-   * have now and those they have after the work. Call it before changing them (`made`: posts this write made,
-   * which have no terms yet).
+   * The links or status of these posts are about to change: what they count now (their published links) is read,
+   * and once the work is done each term's count moves by what they count then less what they counted now. Call it
+   * before changing them, on every path that changes them: a change it does not see stays in the counts (`made`:
+   * posts this write made, which count nothing yet).
    */
   async countTermsOf(postIds: number[], { made = false } = {}): Promise<void> {
-    const fresh = postIds.filter((id) => !this.countedPosts.has(id));
+    const fresh = [...new Set(postIds)].filter((id) => !this.countedPosts.has(id)).sort((a, b) => a - b);
     if (!fresh.length) return;
     for (const id of fresh) this.countedPosts.add(id);
     if (made) return;
-    for (const id of await termIdsOfPosts(this.trx, fresh)) this.counted.add(id);
+    // PostgreSQL: no other writer changes these posts between this read and the commit (they all come here first,
+    // and wait). Their `posts` rows, in id order: those a precondition locks and scheduled publishing claims, so the
+    // lock order stays theirs. SQLite has one writer; a grouped write reads the one before it in the shared transaction
+    await lockRows(this.trx, 'posts', fresh);
+    for (const [id, n] of await publishedLinks(this.trx, fresh)) this.before.set(id, (this.before.get(id) ?? 0) + n);
+  }
+
+  /**
+   * These terms' counts are recounted from all their links once the work is done: for a change whose before the
+   * write cannot read (it walks every link of each term, so only where `countTermsOf` cannot be called in time).
+   */
+  recountTerms(termIds: number[]): void {
+    for (const id of termIds) this.recounted.add(id);
   }
 
   /** An audit entry: who did what to which record, with the fields it changed (secrets redacted). */
@@ -177,9 +192,12 @@ export class Write {
     for (const owner of ['posts', 'terms'] as const)
       await syncSearch(this.trx, owner, this.searched[owner], this.made[owner]);
     if (this.countedPosts.size) {
-      const after = await termIdsOfPosts(this.trx, [...this.countedPosts]);
-      await refreshCounts(this.trx, [...this.counted, ...after]);
+      const deltas = await publishedLinks(this.trx, [...this.countedPosts]);
+      for (const [id, n] of this.before) deltas.set(id, (deltas.get(id) ?? 0) - n);
+      for (const id of this.recounted) deltas.delete(id);
+      await moveCounts(this.trx, deltas);
     }
+    await refreshCounts(this.trx, [...this.recounted]);
     for (const entry of this.audits) {
       await insertAudit(this.trx, entry.who, entry.operation, entry.resource, entry.id, entry.fields);
     }

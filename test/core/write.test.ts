@@ -132,6 +132,63 @@ describe.each(ENGINES)('the write kernel on %s', (engine) => {
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
   });
 
+  it("moves a count by what the write changed, without walking the term's other links", async () => {
+    const { kept, added, event } = await world();
+    // a category of many published events (stored directly, its count with them)
+    const many = 2000;
+    const now = '2027-06-15 12:00:00';
+    const posts = Array.from({ length: many }, (_, n) => ({
+      type: 'event',
+      status: 'publish',
+      slug: `many-${kept}-${n}`,
+      language: 'en',
+      title: 'Many',
+      date_utc: now,
+      modified_utc: now,
+    }));
+    const ids: number[] = [];
+    for (let i = 0; i < many; i += 200)
+      ids.push(
+        ...(
+          await db('posts')
+            .insert(posts.slice(i, i + 200))
+            .returning('id')
+        ).map((row) => Number(row.id)),
+      );
+    const times = { start_local: now, end_local: now, start_utc: now, end_utc: now, timezone: 'UTC' };
+    for (let i = 0; i < many; i += 200) {
+      const batch = ids.slice(i, i + 200);
+      await db('events').insert(batch.map((post_id) => ({ post_id, status: 'publish', ...times })));
+      await db('term_relationships').insert(batch.map((post_id) => ({ post_id, term_id: added })));
+    }
+    await db('terms').where({ id: added }).update({ count: many });
+    const statements: string[] = [];
+    const seen = ({ sql }: { sql: string }) => statements.push(sql.replace(/[`"]/g, ''));
+    db.on('query', seen);
+    try {
+      await write(db, renameAndTag(event, added));
+    } finally {
+      db.off('query', seen);
+    }
+    const counts = await db('terms').whereIn('id', [kept, added]).orderBy('id').pluck('count');
+    expect(counts.map(Number)).toEqual([1, many + 1]);
+    // the links read are the written event's only: no statement counts a term's events
+    const reads = statements.filter((sql) => /from term_relationships/i.test(sql));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const sql of reads) expect(sql).toMatch(/where tr\.post_id in \(/i);
+    expect(statements.filter((sql) => /term_id = t\.id/i.test(sql))).toEqual([]);
+  });
+
+  it('recounts from all the links the terms a write names so (a change it could not see before)', async () => {
+    const { kept, event } = await world();
+    await db('terms').where({ id: kept }).update({ count: 7 }); // a count gone wrong
+    await write(db, async (w) => {
+      await w.countTermsOf([event]);
+      w.recountTerms([kept]);
+    });
+    expect(Number((await db('terms').where({ id: kept }).first('count')).count)).toBe(1);
+  });
+
   it('rolls everything back when the work throws after announcing what it touched', async () => {
     const { kept, added, event } = await world();
     const before = await trail(db, event, [kept, added]);

@@ -114,7 +114,8 @@ export async function materialise(
   const modified = utcNow();
   const gone = mode === 'sync' ? [...byKey.values()].filter((m) => !m.detached).map((m) => m.event_id) : [];
   if (mode === 'sync') {
-    await w.countTermsOf(gone);
+    // before their status (copied) and links change: the counts move by what they counted before
+    await w.countTermsOf([...gone, ...kept.map(([m]) => m.event_id)]);
     await repo.deleteEvents(trx, gone);
     await repo.updateMany(
       trx,
@@ -136,6 +137,7 @@ export async function materialise(
     })),
   );
   const linked = mode === 'sync' ? [...kept.map(([m]) => m.event_id), ...newIds] : newIds;
+  await w.countTermsOf(newIds, { made: true });
   await w.countTermsOf([...linked, event.id]);
   await repo.copyLinks(trx, event.id, linked);
   w.search('posts', [...gone, ...linked]); // occurrences are found by search like any event
