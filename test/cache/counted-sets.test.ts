@@ -11,7 +11,7 @@ import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
 import type { Role } from '../../src/users/roles';
-import { read, startNode, type Node } from './support';
+import { expectAsFresh, read, serviceNode } from './support';
 
 const WINDOW = 'start_date=2031-04-01&end_date=2031-04-30&per_page=2';
 const pick = fc.nat({ max: 11 });
@@ -47,12 +47,7 @@ const step: fc.Arbitrary<Step> = fc.record({
 
 describe.each(ENGINES)('counted sets patched from the change feed, on %s', (engine) => {
   let service: TestService;
-  const warm: Node = {
-    get server() {
-      return service.server;
-    },
-    close: async () => undefined,
-  };
+  const warm = serviceNode(() => service);
   const events: number[] = [];
   const venues: number[] = [];
   const organizers: number[] = [];
@@ -161,22 +156,12 @@ describe.each(ENGINES)('counted sets patched from the change feed, on %s', (engi
   }
 
   /** Every list on the warm node, then on a node started now (its totals counted from nothing): the same bytes. */
-  async function compare() {
-    const fresh = await startNode(service, { renderCache: false, freshMemos: true });
-    try {
-      for (const [url, role] of lists()) {
-        const auth = role && service.as(role);
-        const path = `${NS}/${url}`;
-        expect({ url, role, ...(await read(warm, path, auth)) }).toEqual({
-          url,
-          role,
-          ...(await read(fresh, path, auth)),
-        });
-      }
-    } finally {
-      await fresh.close();
-    }
-  }
+  const compare = () =>
+    expectAsFresh(
+      service,
+      warm,
+      lists().map(([url, role]) => [`${NS}/${url}`, role] as const),
+    );
 
   async function readAll() {
     for (const [url, role] of lists()) await read(warm, `${NS}/${url}`, role && service.as(role));

@@ -10,7 +10,7 @@ import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
 import type { Role } from '../../src/users/roles';
-import { read, startNode, type Node } from './support';
+import { expectAsFresh, read, serviceNode } from './support';
 
 const WORDS = ['jazz', 'choir', 'organ'];
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
@@ -44,12 +44,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 describe.each(ENGINES)('match sets patched from the change feed, on %s', (engine) => {
   let service: TestService;
-  const warm: Node = {
-    get server() {
-      return service.server;
-    },
-    close: async () => undefined,
-  };
+  const warm = serviceNode(() => service);
   const events: number[] = [];
   const venues: number[] = [];
   const tags: number[] = [];
@@ -108,22 +103,12 @@ describe.each(ENGINES)('match sets patched from the change feed, on %s', (engine
   }
 
   /** Every search on the warm node, then on a node started now (its sets found from nothing): the same bytes. */
-  async function compare() {
-    const fresh = await startNode(service, { renderCache: false, freshMemos: true });
-    try {
-      for (const [url, role] of SEARCHES) {
-        const auth = role && service.as(role);
-        const path = `${NS}/${url}`;
-        expect({ url, role, ...(await read(warm, path, auth)) }).toEqual({
-          url,
-          role,
-          ...(await read(fresh, path, auth)),
-        });
-      }
-    } finally {
-      await fresh.close();
-    }
-  }
+  const compare = () =>
+    expectAsFresh(
+      service,
+      warm,
+      SEARCHES.map(([url, role]) => [`${NS}/${url}`, role] as const),
+    );
 
   it('patches a set after a write it does not concern without finding it again', async () => {
     const [url] = SEARCHES[0];

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/logger';
 import { loadSpec } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';
 import type { TestService } from '../support/app';
+import type { Role } from '../../src/users/roles';
 
 export interface Node {
   server: Server;
@@ -65,3 +66,31 @@ export async function read(node: Node, url: string, auth?: [string, string]) {
     body: (res.body as Buffer).toString('utf8'),
   };
 }
+
+/**
+ * Reads each URL (with the role's credentials) on `warm`, then on a node started now whose memos start empty (all
+ * it derives found from nothing), and expects the same status, headers and bytes of each.
+ */
+export async function expectAsFresh(
+  service: TestService,
+  warm: Node,
+  reads: ReadonlyArray<readonly [string, Role | undefined]>,
+): Promise<void> {
+  const fresh = await startNode(service, { renderCache: false, freshMemos: true });
+  try {
+    for (const [url, role] of reads) {
+      const auth = role && service.as(role);
+      expect({ url, role, ...(await read(warm, url, auth)) }).toEqual({ url, role, ...(await read(fresh, url, auth)) });
+    }
+  } finally {
+    await fresh.close();
+  }
+}
+
+/** The test service's own server as a node (its caches and memos stay warm across a test). */
+export const serviceNode = (service: () => TestService): Node => ({
+  get server() {
+    return service().server;
+  },
+  close: async () => undefined,
+});
