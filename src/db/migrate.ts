@@ -18,6 +18,7 @@ import * as serviceSecret from './migrations/013_service_secret';
 import * as stamps from './migrations/014_stamps';
 import * as listIds from './migrations/015_list_ids';
 import * as throttleExpiry from './migrations/016_throttle_expiry';
+import * as searchLookup from './migrations/017_search_lookup';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<[string, Migration]> = [
   ['014_stamps', stamps],
   ['015_list_ids', listIds],
   ['016_throttle_expiry', throttleExpiry],
+  ['017_search_lookup', searchLookup],
 ];
 
 const source: Knex.MigrationSource<[string, Migration]> = {

@@ -32,7 +32,14 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../db/types';
 import { likeContains } from '../db/dialect';
-import { distinctAsText, narrowsWithFts, whereIdInBoundSet, whereIdInSubquery } from '../db/dialects/search';
+import {
+  documentsByCandidate,
+  idsAsText,
+  narrowsWithFts,
+  whereIdInBoundSet,
+  whereIdInSubquery,
+  whereNotAmong,
+} from '../db/dialects/search';
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 import { memo } from '../db/memo';
@@ -138,7 +145,8 @@ const matchSets = memo<MatchSet>((ids) => ids.length * (ids.length > FEW_MATCHES
  * value (tens of thousands of rows would cost more to hand over than to find).
  */
 function matchingIds(db: Executor, search: SearchQuery): Promise<MatchSet> {
-  const all = db.raw(`${distinctAsText(db, 'record_id')} as ids`);
+  // a record has one document per language and the rule picks one of them: each id comes once
+  const all = db.raw(`${idsAsText(db, 'record_id')} as ids`);
   const query = db.from(matchingDocuments(db, search).as('m')).select(all);
   const { sql, bindings } = query.toSQL();
   const find = async () => {
@@ -198,7 +206,7 @@ function matchingDocuments(db: Executor, search: SearchQuery): Knex.QueryBuilder
   const documents = (
     search.fts
       ? db('search_fts')
-          .join('search_docs as d', 'd.id', 'search_fts.rowid')
+          .join(documentsByCandidate(db), 'd.id', 'search_fts.rowid')
           .whereRaw('search_fts match ?', [search.fts])
       : db('search_docs as d')
   )
@@ -206,28 +214,35 @@ function matchingDocuments(db: Executor, search: SearchQuery): Knex.QueryBuilder
     .where('d.kind', search.kind)
     .where((inLanguage) => {
       inLanguage.where('d.language', search.language).orWhere((original) => {
-        original
-          .where('d.is_original', 1)
-          .whereNotExists(
-            db('search_docs as t')
-              .whereRaw('t.kind = d.kind')
-              .whereRaw('t.record_id = d.record_id')
-              .where('t.language', search.language),
-          );
+        // literal conditions, as the partial indexes' own (a bound value would not tell the planner they hold)
+        const translated = db('search_docs')
+          .where({ kind: search.kind, language: search.language })
+          .whereRaw('is_original = 0');
+        whereNotAmong(db, original.where('d.is_original', 1), 'd.record_id', translated, 'record_id');
       });
     });
   if (search.unsettled.length)
     documents.where((match) => exactRule(match, search.kind, searchedColumns(search.kind), search.unsettled));
   const { protect } = search;
   if (protect) {
-    // matched on open fields, or the caller may read the protected ones (a primary-key look-up per candidate)
+    // not protected (nearly every record: no look-up), or the caller may read its protected fields, or it matched on
+    // its open fields; the text is read in a subquery, so that the candidates' own rows are not read for it
     documents.where((open) => {
       open
-        .where((match) => exactRule(match, search.kind, openColumns(search.kind), search.fragments))
+        .where((unprotected) =>
+          whereNotAmong(db, unprotected, 'd.record_id', db('posts').whereRaw(`password <> ''`), 'id'),
+        )
         .orWhereExists(
           db('posts as pw')
+            .select(db.raw('1'))
             .whereRaw('pw.id = d.record_id')
             .where((unlocked) => protect.unlocked(unlocked, 'pw')),
+        )
+        .orWhereExists(
+          db('search_docs as x')
+            .select(db.raw('1'))
+            .whereRaw('x.id = d.id')
+            .where((match) => exactRule(match, search.kind, openColumns(search.kind), search.fragments, 'x')),
         );
     });
   }
@@ -240,9 +255,15 @@ const searchedColumns = (kind: SearchKind) => SEARCH_COLUMNS.slice(0, SEARCH_FIE
 const openColumns = (kind: SearchKind) =>
   searchedColumns(kind).filter((_column, i) => !PROTECTED_FIELDS[kind]?.includes(SEARCH_FIELDS[kind][i]));
 
-function exactRule(query: Knex.QueryBuilder, kind: SearchKind, columns: string[], fragments: string[]): void {
+function exactRule(
+  query: Knex.QueryBuilder,
+  kind: SearchKind,
+  columns: string[],
+  fragments: string[],
+  alias = 'd',
+): void {
   const contains = (q: Knex.QueryBuilder, column: string, fragment: string) =>
-    q.whereRaw(`?? like ? escape '\\'`, [`d.${column}`, likeContains(fragment)]);
+    q.whereRaw(`?? like ? escape '\\'`, [`${alias}.${column}`, likeContains(fragment)]);
   if (RULES[kind].everyFragmentInOneField) {
     for (const column of columns)
       query.orWhere((all) => {
