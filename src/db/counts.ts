@@ -58,9 +58,10 @@ export interface CountedIds {
   key: () => string;
   /**
    * A query selecting, as `id`, the ids counted, or those of `among` that are, with the values named by `key` read
-   * now. (In an object: a query builder is a thenable, which a promise resolving to it would run.)
+   * now; or the ids themselves, sorted, when they are cheaper found from other sets. (In an object: a query builder
+   * is a thenable, which a promise resolving to it would run.)
    */
-  select: (among?: number[]) => Promise<{ query: Knex.QueryBuilder }>;
+  select: (among?: number[]) => Promise<{ query: Knex.QueryBuilder } | { ids: Int32Array }>;
 }
 
 /** The total of a list (as `listTotal`) counted as the set of its ids, brought up to date after writes. */
@@ -73,15 +74,65 @@ export async function setTotal(
 ): Promise<number> {
   const told = totalOfPage(onPage, limit, offset);
   if (told !== undefined) return told;
+  return (await countedIds(db, counted)).length;
+}
+
+/** The ids a count counts, sorted and each once: memoised, brought up to date after writes. */
+export async function countedIds(db: Executor, counted: CountedIds): Promise<Int32Array> {
   const find = async () => {
-    const { query } = await counted.select();
-    const [{ ids }] = (await db.from(query.as('c')).select(db.raw(`${idsAsText(db, 'c.id')} as ids`))) as Array<{
-      ids: string | null;
-    }>;
-    return Int32Array.from(ids ? ids.split(',') : [], Number).sort();
+    const found = await counted.select();
+    return 'ids' in found ? found.ids : selectedIds(db, found.query);
   };
-  const ids = await countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since));
-  return ids.length;
+  return countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since));
+}
+
+/** The ids (`id`) a query selects, sorted and each once, read back as one text (a million rows would be slow). */
+export async function selectedIds(db: Executor, query: Knex.QueryBuilder): Promise<Int32Array> {
+  const [{ ids }] = (await db.from(query.as('c')).select(db.raw(`${idsAsText(db, 'c.id')} as ids`))) as Array<{
+    ids: string | null;
+  }>;
+  return ids ? sortedUnique(parsedIds(ids)) : new Int32Array(0);
+}
+
+/** Comma-separated ids read digit by digit: splitting 90 000 of them into strings costs 10 ms, this 1.5. */
+function parsedIds(text: string): Int32Array {
+  const ids = new Int32Array(text.length / 2 + 1);
+  let count = 0;
+  let id = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === COMMA) {
+      ids[count++] = id;
+      id = 0;
+    } else id = id * 10 + code - ZERO;
+  }
+  ids[count++] = id;
+  return ids.subarray(0, count);
+}
+const COMMA = 44;
+const ZERO = 48;
+
+/** `ids` sorted, each once. */
+function sortedUnique(ids: Int32Array): Int32Array {
+  ids.sort();
+  let kept = 0;
+  for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[i - 1]) ids[kept++] = ids[i];
+  return ids.slice(0, kept);
+}
+
+/** The ids both sorted sets hold, found by walking them side by side. */
+export function intersection(a: Int32Array, b: Int32Array): Int32Array {
+  const both = new Int32Array(Math.min(a.length, b.length));
+  let count = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] < b[j]) i++;
+    else if (a[i] > b[j]) j++;
+    else {
+      both[count++] = a[i++];
+      j++;
+    }
+  }
+  return both.slice(0, count);
 }
 
 /**
@@ -93,9 +144,8 @@ async function patched(db: Executor, counted: CountedIds, ids: Int32Array, since
   if (!changed) return undefined;
   const recheck = [...new Set(changed.filter((c) => c.resource === counted.resource).map((c) => c.id))];
   if (!recheck.length) return ids;
-  const { query } = await counted.select(recheck);
-  const rows: Array<{ id: unknown }> = await query;
-  const now = new Set(rows.map((row) => toNumber(row.id)));
+  const found = await counted.select(recheck);
+  const now = new Set('ids' in found ? found.ids : ((await found.query) as Array<{ id: unknown }>).map(idOf));
   const moved = recheck.filter((id) => now.has(id) !== holds(ids, id));
   if (!moved.length) return ids;
   const out = new Set(moved.filter((id) => !now.has(id)));
@@ -103,6 +153,8 @@ async function patched(db: Executor, counted: CountedIds, ids: Int32Array, since
   const added = moved.filter((id) => now.has(id));
   return added.length ? Int32Array.from([...kept, ...added]).sort() : kept;
 }
+
+const idOf = (row: { id: unknown }) => toNumber(row.id);
 
 /** Whether the sorted `ids` hold `id` (binary search). */
 function holds(ids: Int32Array, id: number): boolean {

@@ -53,6 +53,11 @@ const TRIGRAM = 3;
 const MAX_EXPANSION = 200;
 /** A search matching at most this many records is applied as a list of their ids. */
 const FEW_MATCHES = 1000;
+
+/** Whether a match set is applied as a list of its ids (few), rather than as one bound set. */
+export function fewMatches(ids: ArrayLike<number>): boolean {
+  return ids.length <= FEW_MATCHES;
+}
 /** At most this many changes since a match set was found are checked one by one; more, and it is found again. */
 const MAX_PATCHED = 500;
 /** The search kind of each record kind the change feed names. */
@@ -193,7 +198,7 @@ export function whereSearchMatches(
   const { ids } = search;
   if (ids) {
     if (!ids.length) return query.whereRaw('1 = 0');
-    if (ids.length <= FEW_MATCHES) return query.whereIn(idColumn, Array.from(ids));
+    if (fewMatches(ids)) return query.whereIn(idColumn, Array.from(ids));
     // many: one bound value holding them all; the list walks its own order, testing each record against the set
     return whereIdInBoundSet(db, query, idColumn, ids);
   }

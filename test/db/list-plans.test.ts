@@ -10,7 +10,7 @@ import { TEST_NOW } from '../support/app';
 import { seed, type Fixture } from '../../bench/seed';
 import { isPostgres } from '../../src/db/dialect';
 import type { Executor } from '../../src/db/types';
-import { listQueries, venueIdsNear, type EventFilters } from '../../src/resources/events/repository';
+import { countedFromSets, listQueries, venueIdsNear, type EventFilters } from '../../src/resources/events/repository';
 import { linkedListQueries } from '../../src/resources/linked/repository';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';
 import { prepareSearch, type SearchQuery } from '../../src/search/predicate';
@@ -20,6 +20,7 @@ import { SCHEDULED_KINDS } from '../../src/publishing/publish';
 import { whereLinkedReadable } from '../../src/resources/posts/rules';
 
 const BIG_TABLES = ['events', 'posts'];
+const ALL = ['publish', 'future', 'draft', 'pending', 'private'];
 /** Partial indexes of the few protected posts and translations: reading one whole reads those few rows only. */
 const FEW_ROWS = ['posts_protected', 'search_docs_translated'];
 
@@ -99,6 +100,11 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
   const anonymousVenues = (query: Knex.QueryBuilder, posts: string) =>
     whereLinkedReadable(query, undefined, 'venues', posts);
   const window = { statuses: ['publish'], startFrom: '2027-06-14 00:00:00', endTo: '2029-06-15 23:59:59' };
+  // a match set past FEW_MATCHES, as a common word has at a million events
+  const manyMatches = async () => {
+    const search = (await prepareSearch(database.db, 'event', fixture.searchWord, 'en')) as SearchQuery;
+    return { ...search, ids: Int32Array.from({ length: 5_000 }, (_, i) => fixture.eventIds[0] + 3 * i) };
+  };
 
   const shapes: Array<[string, () => Promise<EventFilters>]> = [
     ['default window', async () => window],
@@ -148,12 +154,11 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     ],
     [
       'search matching more events than a list of ids takes (one bound set)',
-      async () => {
-        const search = (await prepareSearch(database.db, 'event', fixture.searchWord, 'en')) as SearchQuery;
-        // a match set past FEW_MATCHES, as a common word has at a million events
-        const many = Array.from({ length: 5_000 }, (_, i) => fixture.eventIds[0] + i);
-        return { ...window, search: { ...search, ids: many } };
-      },
+      async () => ({ ...window, search: await manyMatches() }),
+    ],
+    [
+      'category and a search matching many events (one bound set)',
+      async () => ({ ...window, categoryIds: [fixture.categoryId], search: await manyMatches() }),
     ],
     [
       'category and search',
@@ -185,6 +190,28 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
       const { plan, scans: found } = await scans(query);
       expect({ found, plan }).toEqual({ found: [], plan });
     }
+  });
+
+  it('counts the same events of a category and a common word whichever drives, the window or the links', async () => {
+    const f: EventFilters = { ...window, categoryIds: [fixture.categoryId], search: await manyMatches() };
+    const ids = async (query: Knex.QueryBuilder) =>
+      ((await query) as Array<{ id: unknown }>).map((row) => Number(row.id)).sort((a, b) => a - b);
+    const byWindow = await ids(listQueries(database.db, f).ids());
+    expect(byWindow.length).toBeGreaterThan(10);
+    expect(await ids(listQueries(database.db, f, true).ids())).toEqual(byWindow);
+  });
+
+  it.each([
+    ['a common word', {}],
+    ['a common word and a category', { categoryIds: [1, 11] }],
+    ['a common word, a category and a tag, every status', { categoryIds: [1], tagIds: [51, 52], statuses: ALL }],
+  ])('counts the events of %s from sets as the query does', async (_name, narrower) => {
+    const search = (await prepareSearch(database.db, 'event', fixture.searchWord, 'en')) as SearchQuery;
+    const f: EventFilters = { ...window, ...narrower, search };
+    const counted = Array.from(await countedFromSets(database.db, f, search.ids as Int32Array));
+    const queried = ((await listQueries(database.db, f).ids()) as Array<{ id: unknown }>).map((row) => Number(row.id));
+    expect(queried.length).toBeGreaterThan(0);
+    expect(counted).toEqual(queried.sort((a, b) => a - b));
   });
 
   it.each([

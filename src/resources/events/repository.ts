@@ -3,9 +3,23 @@ import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
 import { EVENT_FIELDS, type EventFields } from '../../kinds/fields/events';
-import { searchName, whereSearchMatches, withCurrentMatches, type SearchQuery } from '../../search/predicate';
+import {
+  fewMatches,
+  searchName,
+  whereSearchMatches,
+  withCurrentMatches,
+  type SearchQuery,
+} from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
-import { bindingsKey, listTotal, setTotal, type CountedIds } from '../../db/counts';
+import {
+  bindingsKey,
+  countedIds,
+  intersection,
+  listTotal,
+  selectedIds,
+  setTotal,
+  type CountedIds,
+} from '../../db/counts';
 import { statement } from '../../db/statements';
 import { normalisePost, type PostRow } from '../posts/repository';
 import { columnNormaliser, selectedColumns } from '../fields';
@@ -146,9 +160,43 @@ function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
       if (among && matches)
         return { query: listQueries(db, { ...now, search: undefined }).among(held(matches, among)) };
       if (among) return { query: listQueries(db, now).among(among) };
+      if (matches && !fewMatches(matches)) return { ids: await countedFromSets(db, now, matches) };
       return { query: listQueries(db, now, await termsDriveCount(db, now)).ids() };
     },
   };
+}
+
+/**
+ * The ids a list counts when a search matches many events: those of its other filters (the window, a few thousand
+ * to hundreds of thousands, read back in one text), those of the match set and those linked to each group of terms
+ * (memoised) intersected here. Testing each event of the window against a bound set of 50 000 ids in SQL costs
+ * several times more, and testing each link of a common category (and looking up its event) more still.
+ * Exported for the tests.
+ */
+export async function countedFromSets(db: Executor, f: EventFilters, matches: Int32Array): Promise<Int32Array> {
+  const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
+  let ids = intersection(await selectedIds(db, listQueries(db, others).ids()), sortedOnce(matches));
+  for (const terms of [f.categoryIds, f.tagIds])
+    if (terms) ids = intersection(ids, await countedIds(db, linkedEvents(db, terms)));
+  return ids;
+}
+
+/** The events linked to any of `terms`: a set brought up to date like those of lists (the links are the event's). */
+function linkedEvents(db: Executor, terms: number[]): CountedIds {
+  const links = () => db('term_relationships as r').whereIn('r.term_id', terms).select({ id: 'r.post_id' });
+  return {
+    resource: 'event',
+    key: () => `events linked to terms ${JSON.stringify([...terms].sort((a, b) => a - b))}`,
+    select: async (among) => ({ query: among ? links().whereIn('r.post_id', among) : links() }),
+  };
+}
+
+/** A match set sorted, once per set (a memoised set is intersected by every list that uses it). */
+const sortedSets = new WeakMap<Int32Array, Int32Array>();
+function sortedOnce(ids: Int32Array): Int32Array {
+  let sorted = sortedSets.get(ids);
+  if (!sorted) sortedSets.set(ids, (sorted = ids.slice().sort()));
+  return sorted;
 }
 
 /**
@@ -233,12 +281,20 @@ function applyFilters(
   if (f.startsAfter) q.where(`${e}.start_utc`, '>', f.startsAfter);
   if (f.endsBefore) q.where(`${e}.end_utc`, '<', f.endsBefore).where(`${e}.start_utc`, '<', f.endsBefore);
   if (f.endsAfter) q.where(`${e}.end_utc`, '>', f.endsAfter);
-  if (f.search) whereSearchMatches(db, q, `${e}.post_id`, f.search);
+  // links that drive, with the match set at hand: each link is tested against it before its event is looked up
+  let linkSearch = linksDrive && f.search?.ids ? f.search : undefined;
+  if (f.search && !linkSearch) whereSearchMatches(db, q, `${e}.post_id`, f.search);
   for (const ids of [f.categoryIds, f.tagIds]) {
     if (!ids) continue;
     const links = db('term_relationships as r');
-    if (linksDrive) q.whereIn(`${e}.post_id`, links.whereIn('r.term_id', ids).select('r.post_id'));
-    else q.whereExists(links.whereRaw('r.post_id = ??', [`${e}.post_id`]).whereIn('r.term_id', ids));
+    if (!linksDrive) {
+      q.whereExists(links.whereRaw('r.post_id = ??', [`${e}.post_id`]).whereIn('r.term_id', ids));
+      continue;
+    }
+    links.whereIn('r.term_id', ids);
+    if (linkSearch) whereSearchMatches(db, links, 'r.post_id', linkSearch);
+    linkSearch = undefined;
+    q.whereIn(`${e}.post_id`, links.select('r.post_id'));
   }
   if (f.venueIds) q.whereIn(`${e}.venue_id`, f.venueIds);
   // the organizers' events (a few hundred) drive the plan, rather than every event of the window
