@@ -74,6 +74,8 @@ describe.each(ENGINES)('counted sets patched from the change feed, on %s', (engi
         `events?start_date=2030-01-01&end_date=2031-12-31&per_page=2&search=jazz&categories=${categories[1]}`,
         undefined,
       ],
+      // a window wider than the category's links
+      [`events?start_date=2030-01-01&end_date=2031-12-31&per_page=2&categories=${categories[2]}`, undefined],
     ];
   }
 

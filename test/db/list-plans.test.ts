@@ -201,6 +201,14 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     expect(await ids(listQueries(database.db, f, true).ids())).toEqual(byWindow);
   });
 
+  it('counts the events of a category from sets as the query does', async () => {
+    const f: EventFilters = { ...window, categoryIds: [1, 11], tagIds: [51] };
+    const counted = Array.from(await countedFromSets(database.db, f));
+    const queried = ((await listQueries(database.db, f).ids()) as Array<{ id: unknown }>).map((row) => Number(row.id));
+    expect(queried.length).toBeGreaterThan(0);
+    expect(counted).toEqual(queried.sort((a, b) => a - b));
+  });
+
   it.each([
     ['a common word', {}],
     ['a common word and a category', { categoryIds: [1, 11] }],

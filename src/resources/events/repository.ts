@@ -161,21 +161,25 @@ function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
         return { query: listQueries(db, { ...now, search: undefined }).among(held(matches, among)) };
       if (among) return { query: listQueries(db, now).among(among) };
       if (matches && !fewMatches(matches)) return { ids: await countedFromSets(db, now, matches) };
-      return { query: listQueries(db, now, await termsDriveCount(db, now)).ids() };
+      const linksDrive = await termsDriveCount(db, now);
+      // without a search, the terms' links would drive: each looked up in the window's events read here instead
+      if (linksDrive && !now.search) return { ids: await countedFromSets(db, now) };
+      return { query: listQueries(db, now, linksDrive).ids() };
     },
   };
 }
 
 /**
- * The ids a list counts when a search matches many events: those of its other filters (the window, a few thousand
- * to hundreds of thousands, read back in one text), those of the match set and those linked to each group of terms
- * (memoised) intersected here. Testing each event of the window against a bound set of 50 000 ids in SQL costs
- * several times more, and testing each link of a common category (and looking up its event) more still.
- * Exported for the tests.
+ * The ids a list counts when a search matches many events, or when a common category's links would drive the count:
+ * those of its other filters (the window, a few thousand to hundreds of thousands, read back in one text), those of
+ * the match set and those linked to each group of terms (memoised) intersected here. Testing each event of the
+ * window against a bound set of 50 000 ids in SQL costs several times more, and testing each link of a common
+ * category (and looking up its event) more still. Exported for the tests.
  */
-export async function countedFromSets(db: Executor, f: EventFilters, matches: Int32Array): Promise<Int32Array> {
+export async function countedFromSets(db: Executor, f: EventFilters, matches?: Int32Array): Promise<Int32Array> {
   const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
-  let ids = intersection(await selectedIds(db, listQueries(db, others).ids()), sortedOnce(matches));
+  let ids = await selectedIds(db, listQueries(db, others).ids());
+  if (matches) ids = intersection(ids, sortedOnce(matches));
   for (const terms of [f.categoryIds, f.tagIds])
     if (terms) ids = intersection(ids, await countedIds(db, linkedEvents(db, terms)));
   return ids;
