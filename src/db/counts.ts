@@ -86,11 +86,13 @@ export async function countedIds(db: Executor, counted: CountedIds): Promise<Int
   return countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since));
 }
 
-/** The ids (`id`) a query selects, sorted and each once, read back as one text (a million rows would be slow). */
-export async function selectedIds(db: Executor, query: Knex.QueryBuilder): Promise<Int32Array> {
-  const [{ ids }] = (await db.from(query.as('c')).select(db.raw(`${idsAsText(db, 'c.id')} as ids`))) as Array<{
-    ids: string | null;
-  }>;
+/**
+ * The ids a query selects (as `column`), sorted and each once, read back as one text: tens of thousands of rows
+ * would cost more to hand over than to find.
+ */
+export async function selectedIds(db: Executor, query: Knex.QueryBuilder, column = 'id'): Promise<Int32Array> {
+  const all = db.raw(`${idsAsText(db, column)} as ids`);
+  const [{ ids }] = (await db.from(query.as('c')).select(all)) as Array<{ ids: string | null }>;
   return ids ? sortedUnique(parsedIds(ids)) : new Int32Array(0);
 }
 

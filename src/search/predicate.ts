@@ -34,7 +34,6 @@ import type { Executor } from '../db/types';
 import { likeContains } from '../db/dialect';
 import {
   documentsByCandidate,
-  idsAsText,
   narrowsWithFts,
   whereIdInBoundSet,
   whereIdInSubquery,
@@ -43,6 +42,7 @@ import {
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 import { memo } from '../db/memo';
+import { selectedIds } from '../db/counts';
 import { changedAfter } from '../db/feed-position';
 import { KIND_NAMES, KINDS } from '../kinds/registry';
 
@@ -87,7 +87,7 @@ export interface SearchQuery {
   fts?: string | false;
   /** Fragments the FTS5 expression does not settle exactly, left to `LIKE`. */
   unsettled: string[];
-  /** Every matching record (absent only where a caller builds the query itself: the plan tests). */
+  /** Every matching record, sorted (absent only where a caller builds the query itself: the plan tests). */
   ids?: MatchSet;
   /** Set when the caller may not read every record's protected fields. */
   protect?: ProtectedFields;
@@ -132,7 +132,7 @@ export function searchName(db: Executor, search: SearchQuery): string {
   return `${sql}\n${JSON.stringify(bindings)}`;
 }
 
-/** The ids of the records a search matches, 4 bytes each. */
+/** The ids of the records a search matches, sorted, 4 bytes each. */
 type MatchSet = Int32Array;
 
 /**
@@ -145,19 +145,11 @@ const matchSets = memo<MatchSet>((ids) => ids.length * (ids.length > FEW_MATCHES
   budget: 48_000_000,
 });
 
-/**
- * The ids of every record that matches, memoised until the next write (src/db/memo.ts). They come back as one text
- * value (tens of thousands of rows would cost more to hand over than to find).
- */
+/** The ids of every record that matches, sorted: memoised, brought up to date after writes (src/db/memo.ts). */
 function matchingIds(db: Executor, search: SearchQuery): Promise<MatchSet> {
-  // a record has one document per language and the rule picks one of them: each id comes once
-  const all = db.raw(`${idsAsText(db, 'record_id')} as ids`);
-  const query = db.from(matchingDocuments(db, search).as('m')).select(all);
-  const { sql, bindings } = query.toSQL();
-  const find = async () => {
-    const [{ ids }] = (await query) as Array<{ ids: string | null }>;
-    return Int32Array.from(ids ? ids.split(',') : [], Number);
-  };
+  const documents = matchingDocuments(db, search);
+  const { sql, bindings } = documents.toSQL();
+  const find = () => selectedIds(db, documents, 'record_id');
   return matchSets.get(db, `${sql}\n${JSON.stringify(bindings)}`, find, (ids, since) =>
     patched(db, search, ids, since),
   );
@@ -177,7 +169,7 @@ async function patched(db: Executor, search: SearchQuery, ids: MatchSet, since: 
   const exact = { ...search, fts: undefined, unsettled: search.fragments };
   const rows = await matchingDocuments(db, exact).whereIn('d.record_id', [...recheck]);
   const matching = new Set<number>(rows.map((row: { record_id: unknown }) => Number(row.record_id)));
-  return Int32Array.from([...ids.filter((id) => !recheck.has(id)), ...matching]);
+  return Int32Array.from([...ids.filter((id) => !recheck.has(id)), ...matching]).sort();
 }
 
 async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {

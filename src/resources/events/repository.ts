@@ -179,7 +179,7 @@ function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
 export async function countedFromSets(db: Executor, f: EventFilters, matches?: Int32Array): Promise<Int32Array> {
   const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
   let ids = await selectedIds(db, listQueries(db, others).ids());
-  if (matches) ids = intersection(ids, sortedOnce(matches));
+  if (matches) ids = intersection(ids, matches);
   for (const terms of [f.categoryIds, f.tagIds])
     if (terms) ids = intersection(ids, await countedIds(db, linkedEvents(db, terms)));
   return ids;
@@ -193,14 +193,6 @@ function linkedEvents(db: Executor, terms: number[]): CountedIds {
     key: () => `events linked to terms ${JSON.stringify([...terms].sort((a, b) => a - b))}`,
     select: async (among) => ({ query: among ? links().whereIn('r.post_id', among) : links() }),
   };
-}
-
-/** A match set sorted, once per set (a memoised set is intersected by every list that uses it). */
-const sortedSets = new WeakMap<Int32Array, Int32Array>();
-function sortedOnce(ids: Int32Array): Int32Array {
-  let sorted = sortedSets.get(ids);
-  if (!sorted) sortedSets.set(ids, (sorted = ids.slice().sort()));
-  return sorted;
 }
 
 /**
