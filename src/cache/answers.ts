@@ -1,18 +1,22 @@
 /**
- * The answer cache (docs/decisions.md D136): whole answers of repeated reads (status 200, their headers and bytes),
- * kept in memory and served without routing, validation, statements or rendering. An entry is served only while
+ * The answer cache (docs/decisions.md D136, D147): whole answers of repeated reads (status 200, their headers and
+ * bytes), kept in memory and served without routing, validation, statements or rendering. An entry is served while
  * the data version it was computed at is still the current one (read from the database on every hit, so a write
- * committed on any node retires it) and before the instant at which time alone could change it. Like the
- * representation cache, nothing is invalidated: an entry nobody can be served any more ages out of the LRU.
+ * committed on any node retires it), or once its proof shows that the writes since cannot have changed it
+ * (cache/proofs.ts), and before the instant at which time alone could change it. Like the representation cache,
+ * nothing is invalidated: an entry nobody can be served any more ages out of the LRU.
  */
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import type { Metrics } from '../metrics/registry';
 import { ENTRY_OVERHEAD, MAX_ROOTS, ownStorage } from './representations';
+import type { Proof } from './proofs';
 
 export interface Answer {
-  /** The data version read before the answer was computed: it is at least this new. */
+  /** The data version read before the answer was computed (or proved again): it is at least this new. */
   version: number;
+  /** What shows the answer still exact after writes, once the answer is known to have read one state. */
+  proof?: Proof;
   /** Epoch milliseconds (service clock) from which time alone could change the answer. */
   validUntil: number;
   /** The headers the answer set after the cache was asked, in the order they were set. */
@@ -25,9 +29,12 @@ export interface Answer {
 
 export interface AnswerCache {
   readonly enabled: boolean;
-  /** The answer kept for `key`, if it was computed at `version` and is still good at `at` (epoch ms). */
-  get(key: string, version: number, at: number): Answer | undefined;
-  keep(key: string, answer: Answer): void;
+  /** The answer kept for `key` while time alone leaves it good at `at` (epoch ms), at whichever data version. */
+  get(key: string, at: number): Answer | undefined;
+  /** Counts a read answered from the cache (`proved`: its proof shown to hold first) or computed. */
+  count(outcome: 'hit' | 'proved' | 'miss'): void;
+  /** Keeps the answer; what is kept (undefined when not). */
+  keep(key: string, answer: Answer): Answer | undefined;
   /** Whether answers built on `root` may be kept: the first `MAX_ROOTS` roots seen only. */
   keepsRoot(root: string): boolean;
 }
@@ -42,10 +49,15 @@ const headerBytes = (headers: Answer['headers']) =>
 
 export function createAnswerCache(settings: CacheSettings, metrics: Metrics): AnswerCache {
   const hits = metrics.counter('answer_cache_hits_total', 'Reads answered from the answer cache');
+  const proved = metrics.counter(
+    'answer_cache_proved_total',
+    'Reads answered from the answer cache once its proof showed the writes since could not change the answer',
+  );
   const misses = metrics.counter('answer_cache_misses_total', 'Cacheable reads computed (not in the cache, or stale)');
   const evictions = metrics.counter('answer_cache_evictions_total', 'Answers let go to stay within the byte budget');
   if (!settings.answerCache) {
-    return { enabled: false, get: () => undefined, keep: () => undefined, keepsRoot: () => false };
+    const none = () => undefined;
+    return { enabled: false, get: none, count: none, keep: none, keepsRoot: () => false };
   }
   const entries = new LRUCache<string, Answer>({
     maxSize: settings.answerCacheBytes,
@@ -62,18 +74,20 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
   const roots = new Set<string>();
   return {
     enabled: true,
-    get(key, version, at) {
+    get(key, at) {
       const answer = entries.get(key);
-      if (answer && answer.version === version && at < answer.validUntil) {
-        hits.inc();
-        return answer;
-      }
-      misses.inc();
-      return undefined;
+      return answer && at < answer.validUntil ? answer : undefined;
+    },
+    count(outcome) {
+      if (outcome === 'miss') misses.inc();
+      else hits.inc();
+      if (outcome === 'proved') proved.inc();
     },
     keep(key, answer) {
-      if (key.length > MAX_KEY_LENGTH) return;
-      entries.set(key, { ...answer, body: ownStorage(answer.body) });
+      if (key.length > MAX_KEY_LENGTH) return undefined;
+      const kept = { ...answer, body: ownStorage(answer.body) };
+      entries.set(key, kept);
+      return kept;
     },
     keepsRoot(root) {
       if (roots.has(root)) return true;

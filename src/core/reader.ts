@@ -5,6 +5,7 @@
  */
 import { NAMESPACE, type Config, type Language } from '../config';
 import type { RepresentationCache } from '../cache/representations';
+import type { Witness } from '../cache/proofs';
 import type { Executor } from '../db/types';
 import type { Caller } from '../users/roles';
 
@@ -28,6 +29,8 @@ export interface Reader {
   render: RenderContext;
   /** Rendered records by what they depend on (src/cache/). */
   cache: RepresentationCache;
+  /** Gathers what the read shows, when its answer may be kept with a proof (cache/proofs.ts). */
+  witness?: Witness;
 }
 
 /** What readers are made of that does not change from one read to the next. */

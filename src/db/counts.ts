@@ -159,7 +159,7 @@ async function patched(db: Executor, counted: CountedIds, ids: Int32Array, since
 const idOf = (row: { id: unknown }) => toNumber(row.id);
 
 /** Whether the sorted `ids` hold `id` (binary search). */
-function holds(ids: Int32Array, id: number): boolean {
+export function holds(ids: Int32Array, id: number): boolean {
   let low = 0;
   let high = ids.length - 1;
   while (low <= high) {
@@ -172,7 +172,7 @@ function holds(ids: Int32Array, id: number): boolean {
 }
 
 /** The total a page tells by itself: a short page ends the list; an empty first page has none. */
-function totalOfPage(onPage: number, limit: number, offset: number): number | undefined {
+export function totalOfPage(onPage: number, limit: number, offset: number): number | undefined {
   if (onPage > 0 && onPage < limit) return offset + onPage;
   if (onPage === 0 && offset === 0) return 0;
   return undefined;

@@ -6,6 +6,7 @@
  */
 import type { Executor } from './types';
 import { toNumber } from './dialect';
+import { statement } from './statements';
 
 /** A record the feed names: its kind (`event`, `tag`…) and id. */
 export interface ChangedRecord {
@@ -25,22 +26,50 @@ export async function latestPosition(db: Executor): Promise<number> {
   return Math.max(toNumber(row?.pruned_through), toNumber(row?.last));
 }
 
+const STANDING = statement((db) =>
+  db('data_version as v')
+    .where('v.id', 1)
+    .select(
+      'v.version',
+      db('change_feed').where('id', 1).select('pruned_through').as('pruned'),
+      db('changes').max('id').as('last'),
+    ),
+);
+
+/** The data version (db/data-version.ts) and the newest position of the feed, read together in one statement. */
+export async function versionAndPosition(db: Executor): Promise<{ version: number; position: number }> {
+  const [row] = await STANDING.all<{ version: unknown; pruned: unknown; last: unknown }>(db);
+  return { version: toNumber(row.version), position: Math.max(toNumber(row.pruned), toNumber(row.last)) };
+}
+
 /**
  * The records changed after position `after`, each once; undefined when retention has pruned some of those changes,
  * or when more than `limit` changes follow it (then what depends on them is better found again than patched).
  */
 export async function changedAfter(db: Executor, after: number, limit: number): Promise<ChangedRecord[] | undefined> {
+  return (await changesAfter(db, after, limit))?.records;
+}
+
+/** As `changedAfter`, with the position of the newest change read (`after` when none): the changes checked reach it. */
+export async function changesAfter(
+  db: Executor,
+  after: number,
+  limit: number,
+): Promise<{ records: ChangedRecord[]; position: number } | undefined> {
   const [pruned, rows] = await Promise.all([
     prunedThrough(db),
     db('changes')
       .where('id', '>', after)
       .orderBy('id')
       .limit(limit + 1)
-      .select('resource', 'record_id'),
+      .select('id', 'resource', 'record_id'),
   ]);
   if (pruned > after || rows.length > limit) return undefined;
   const seen = new Map<string, ChangedRecord>();
-  for (const { resource, record_id } of rows as Array<{ resource: string; record_id: unknown }>)
+  let position = after;
+  for (const { id, resource, record_id } of rows as Array<{ id: unknown; resource: string; record_id: unknown }>) {
     seen.set(`${resource}:${record_id}`, { resource, id: toNumber(record_id) });
-  return [...seen.values()];
+    position = toNumber(id);
+  }
+  return { records: [...seen.values()], position };
 }

@@ -7,7 +7,10 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
+import { Witness, provedThrough } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
+import { versionAndPosition } from '../db/feed-position';
+import type { Executor } from '../db/types';
 import { now } from '../domain/clock';
 import { isTruthyText } from '../core/flags';
 import { dependsOnNow, nextDayStart } from '../domain/dates';
@@ -49,11 +52,33 @@ const DATE_FORMATS = new Set(['strtotime', 'iso-8601']);
 /** Query pairs beyond which a request is not kept. */
 const MAX_PAIRS = 100;
 
+/** Reads whose answers may be kept with a proof (cache/proofs.ts): what the proof of each looks at. */
+const PROVABLE: Record<string, 'record' | 'list'> = {
+  getEvent: 'record',
+  getVenue: 'record',
+  getOrganizer: 'record',
+  getCategory: 'record',
+  getTag: 'record',
+  listEvents: 'list',
+};
+
 interface Pending {
   key: string;
   version: number;
+  /** The change feed's position, read with the version, before the answer is made. */
+  position: number;
+  /** Gathers what the answer shows (readers of the request carry it: `witnessOf`). */
+  witness: Witness;
   /** The response's headers when the cache was asked: what was set later belongs to the answer. */
   before: Map<string, unknown>;
+}
+
+/** The witness of each request whose answer may be kept. */
+const witnesses = new WeakMap<object, Witness>();
+
+/** What the readers of `req` tell what they read (http/reader.ts). */
+export function witnessOf(req: object): Witness | undefined {
+  return witnesses.get(req);
 }
 
 /** The middleware: serves hits, and marks misses to be kept. */
@@ -66,15 +91,35 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
     if (!cache.keepsRoot(root)) return next();
     const key = answerKey(req, root);
     if (key === undefined) return next();
-    const version = await dataVersion(context(req).db);
-    const answer = cache.get(key, version, now().getTime());
-    if (!answer) {
-      res.locals.pendingAnswer = { key, version, before: new Map(Object.entries(res.getHeaders())) } as Pending;
-      return next();
+    const { db } = context(req);
+    const { version, position } = await versionAndPosition(db);
+    const answer = cache.get(key, now().getTime());
+    const current = answer?.version === version;
+    if (answer && (current || (await stillExact(db, answer, version)))) {
+      cache.count(current ? 'hit' : 'proved');
+      res.locals.operation = answer.operation;
+      return replay(req, res, answer);
     }
-    res.locals.operation = answer.operation;
-    replay(req, res, answer);
+    cache.count('miss');
+    const witness = new Witness();
+    witnesses.set(req, witness);
+    const before = new Map(Object.entries(res.getHeaders()));
+    res.locals.pendingAnswer = { key, version, position, witness, before } as Pending;
+    next();
   };
+}
+
+/**
+ * Whether an answer kept at an older data version is still exact now, at `version`: its proof holds, and no write
+ * committed while it was checked (the checks then all read the state of `version`). The answer is then renewed.
+ */
+async function stillExact(db: Executor, answer: Answer, version: number): Promise<boolean> {
+  if (!answer.proof) return false;
+  const position = await provedThrough(db, answer.proof);
+  if (position === undefined || (await dataVersion(db)) !== version) return false;
+  answer.proof = { ...answer.proof, position };
+  answer.version = version;
+  return true;
 }
 
 /**
@@ -109,7 +154,8 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
   const headers = Object.entries(res.getHeaders())
     .filter(([name, value]) => value !== undefined && pending.before.get(name) !== value)
     .map(([name, value]) => [name, typeof value === 'number' ? String(value) : value] as const);
-  context(req).answers.keep(pending.key, {
+  const { answers, db } = context(req);
+  const kept = answers.keep(pending.key, {
     version: pending.version,
     validUntil: nextDayStart(now().getTime(), context(req).config.siteTimezone),
     headers: headers as Array<readonly [string, string | string[]]>,
@@ -117,6 +163,22 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
     body: typeof body === 'string' ? Buffer.from(body) : body,
     operation,
   });
+  const provable = PROVABLE[operation.operationId];
+  if (kept && provable) void giveProof(db, kept, pending, provable);
+}
+
+/**
+ * Gives a kept answer its proof once the data version is known not to have moved while it was made: its statements
+ * then all read one state, the one its proof describes. Until then, and if it moved, the answer lives only as long as
+ * its data version.
+ */
+async function giveProof(db: Executor, kept: Answer, pending: Pending, provable: 'record' | 'list'): Promise<void> {
+  const proof = pending.witness.proof(pending.position, provable === 'list');
+  try {
+    if (proof && (await dataVersion(db)) === pending.version && kept.version === pending.version) kept.proof = proof;
+  } catch {
+    // the answer stays, without a proof: nothing is lost but a later hit
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Executor } from '../db/types';
 import type { Reader } from '../core/reader';
 import type { Writer } from '../core/write';
 import type { Caller } from '../users/roles';
+import { witnessOf } from './answer-cache';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
@@ -12,7 +13,9 @@ import { renderContextOf, type RequestLike } from './urls';
 export function readerOf(req: RequestLike, db: Executor = context(req).db): Reader {
   const { config, cache } = context(req);
   const render = renderContextOf(req);
-  return { db, caller: caller(req), language: requestLanguage(req), config, render, cache: cache.forRoot(render.root) };
+  const witness = db === context(req).db ? witnessOf(req) : undefined; // a transaction may see its own writes
+  const reader = { db, caller: caller(req), language: requestLanguage(req), config, render, witness };
+  return { ...reader, cache: cache.forRoot(render.root) };
 }
 
 /** Who writes: the authenticated caller (write operations are authorised before their handler), in the request's language. */

@@ -53,7 +53,7 @@ export async function eventBytes(
   view: EventView | ((row: EventRow) => EventView) = {},
 ): Promise<Buffer[]> {
   const views = rows.map(typeof view === 'function' ? view : () => view);
-  const keys = async () => eventKeys(reader.db, rows, views, reader.caller, scopeOf(reader));
+  const keys = async () => eventKeys(reader.db, rows, views, reader.caller, scopeOf(reader), reader.witness);
   return cachedBytes(reader, rows, keys, (missing, positions) => {
     const viewOf = new Map(positions.map((i) => [rows[i], views[i]]));
     return renderEvents(reader, missing, (row) => viewOf.get(row) ?? {});
@@ -67,7 +67,8 @@ export function linkedBytes<T extends LinkedType>(
   rows: LinkedRow[],
   withJsonLd: boolean,
 ): Promise<Buffer[]> {
-  const keys = async () => keyed(`${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}`, rows);
+  const keys = async () =>
+    keyed(`${kind.type}|${scopeOf(reader)}|${withJsonLd ? 'j' : '-'}`, rows, seen(reader, 'posts'));
   return cachedBytes(reader, rows, keys, (missing) => renderLinked(reader, kind, missing, withJsonLd));
 }
 
@@ -76,15 +77,27 @@ export function linkedBytes<T extends LinkedType>(
  * slugs, which its link names).
  */
 export function termBytes<K extends TermKey>(reader: Reader, info: TaxonomyInfo<K>, rows: TermRow[]) {
-  const keys = async () => keyed(`${info.taxonomy}|${scopeOf(reader)}`, rows);
+  const keys = async () => keyed(`${info.taxonomy}|${scopeOf(reader)}`, rows, seen(reader, 'terms'));
   return cachedBytes(reader, rows, keys, (missing) => renderTerms(reader, info, missing));
 }
 
 /** What every key holds: the language, and the root the URLs are built on. */
 const scopeOf = (reader: Reader) => `${reader.language}|${reader.render.root}`;
-/** Keys of records that embed nothing that changes apart from them: the scope, then each one's id and stamp. */
-const keyed = (scope: string, rows: Array<{ id: number; stamp: number }>) =>
-  rows.map((row) => `${scope}|${row.id}.${row.stamp}`);
+/**
+ * Keys of records that embed nothing that changes apart from them: the scope, then each one's id and stamp (told to
+ * `saw`, the witness of the answer showing them).
+ */
+const keyed = (scope: string, rows: Array<{ id: number; stamp: number }>, saw: (id: number, stamp: number) => void) =>
+  rows.map((row) => {
+    saw(row.id, row.stamp);
+    return `${scope}|${row.id}.${row.stamp}`;
+  });
+
+/** Tells the reader's witness, if any, of a record of `table` shown. */
+const seen =
+  ({ witness }: Reader, table: 'posts' | 'terms') =>
+  (id: number, stamp: number) =>
+    witness?.saw(table, id, stamp);
 
 /** The bytes of each row's representation: from the cache where held, else rendered and kept. */
 async function cachedBytes<R>(
@@ -95,7 +108,9 @@ async function cachedBytes<R>(
 ): Promise<Buffer[]> {
   const { cache } = reader;
   if (!rows.length) return [];
-  return cache.fetch(cache.enabled ? await keys() : rows.map(() => ''), async (positions) => {
+  // the keys are read for a witness too: what they name is what the answer shows
+  const named = cache.enabled || reader.witness ? await keys() : rows.map(() => '');
+  return cache.fetch(named, async (positions) => {
     const rendered = await render(
       positions.map((i) => rows[i]),
       positions,

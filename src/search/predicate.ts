@@ -125,6 +125,15 @@ export async function withCurrentMatches(db: Executor, search: SearchQuery): Pro
   return search.ids ? { ...search, ids: await matchingIds(db, search) } : search;
 }
 
+/**
+ * The search with its match set left to be read again (`withCurrentMatches`): what outlives the request, a kept
+ * answer's proof, keeps the question and not the hundreds of kilobytes of a common word's set of the day.
+ */
+export function forgetMatches(search: SearchQuery): SearchQuery {
+  return search.ids ? { ...search, ids: UNREAD } : search;
+}
+const UNREAD: MatchSet = new Int32Array(0);
+
 /** Names what a search matches, whatever its match set holds now: the same name for the same question. */
 export function searchName(db: Executor, search: SearchQuery): string {
   if (search.fts === false) return 'nothing';

@@ -11,6 +11,7 @@ import { booleanAsText } from '../../db/dialects/booleans';
 import { canRead, type Caller } from '../../users/roles';
 import type { RenderOptions as EventView } from './mapper';
 import type { EventRow } from './repository';
+import type { Witness } from '../../cache/proofs';
 
 interface Dependency {
   kind: 'term' | 'organizer' | 'post' | 'series';
@@ -65,11 +66,14 @@ export async function eventKeys(
   views: EventView[],
   caller: Caller | undefined,
   scope: string,
+  witness?: Witness,
 ): Promise<string[]> {
   if (!rows.length) return [];
   const byOwner = new Map<number, string[]>();
   const posts = new Map<number, Dependency>();
+  for (const row of rows) witness?.saw('posts', row.id, row.stamp);
   for (const dep of await dependenciesOf(db, rows)) {
+    witness?.saw(dep.kind === 'term' ? 'terms' : 'posts', dep.id, dep.stamp);
     if (dep.kind === 'post') posts.set(dep.id, dep);
     else byOwner.set(dep.owner, [...(byOwner.get(dep.owner) ?? []), part(dep, caller)]);
   }

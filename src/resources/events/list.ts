@@ -45,7 +45,12 @@ export const EVENT_LIST: ListSource<EventListQuery, EventListFilters, EventRow> 
     const filters = await eventFilters(db, config, caller, q, language);
     return { ...withModifiedRange(filters, q, config.siteTimezone), password: q.password };
   },
-  page: ({ db }, filters, { limit, offset }) => listEvents(db, filters, limit, offset),
+  async page({ db, witness }, filters, { limit, offset }) {
+    const page = await listEvents(db, filters, limit, offset);
+    const { counted, total, toldByPage } = page;
+    witness?.list(counted && { counted, total, toldByPage });
+    return page;
+  },
 };
 
 /** Each event of a page as the bytes of its JSON, protected fields blanked unless the caller or password opens them. */

@@ -5,6 +5,7 @@ import { toNumber } from '../../db/dialect';
 import { EVENT_FIELDS, type EventFields } from '../../kinds/fields/events';
 import {
   fewMatches,
+  forgetMatches,
   searchName,
   whereSearchMatches,
   withCurrentMatches,
@@ -18,6 +19,7 @@ import {
   listTotal,
   selectedIds,
   setTotal,
+  totalOfPage,
   type CountedIds,
 } from '../../db/counts';
 import { statement } from '../../db/statements';
@@ -121,20 +123,23 @@ export interface EventFilters {
 /** Adds to a query of venues (joined with their posts at `posts`) the condition that the caller may read them. */
 export type VenueRule = (query: Knex.QueryBuilder, posts: string) => Knex.QueryBuilder;
 
-/** The page of a list and its exact total (counted only when the page does not tell it). */
+/**
+ * The page of a list and its exact total (counted only when the page does not tell it); `counted`, the count that
+ * decides which events the list holds when one does (with `toldByPage` when the page told the total).
+ */
 export async function listEvents(
   db: Executor,
   f: EventFilters,
   limit: number,
   offset: number,
-): Promise<{ rows: EventRow[]; total: number }> {
+): Promise<{ rows: EventRow[]; total: number; counted?: CountedIds; toldByPage: boolean }> {
   const { page, count } = listQueries(db, f);
-  const rows: EventRow[] = await page().limit(limit).offset(offset);
+  const rows: EventRow[] = (await page().limit(limit).offset(offset)).map(normalise);
+  const toldByPage = totalOfPage(rows.length, limit, offset) !== undefined;
   const counted = countedEvents(db, f);
-  if (counted) return { rows: rows.map(normalise), total: await setTotal(db, rows.length, limit, offset, counted) };
+  if (counted) return { rows, total: await setTotal(db, rows.length, limit, offset, counted), counted, toldByPage };
   const cheapest = async () => listQueries(db, f, await termsDriveCount(db, f)).count();
-  const total = await listTotal(db, rows.length, limit, offset, count, cheapest);
-  return { rows: rows.map(normalise), total };
+  return { rows, total: await listTotal(db, rows.length, limit, offset, count, cheapest), toldByPage };
 }
 
 /**
@@ -143,8 +148,10 @@ export async function listEvents(
  * other occurrences), nor for a series (its occurrence rows). Categories, venues, organizers and the window are
  * bound as resolved; the search is named, its match set read again each time (it is brought up to date itself).
  */
-function countedEvents(db: Executor, f: EventFilters): CountedIds | undefined {
-  if (f.geolocated !== undefined || f.collapseRecurring || f.seriesId !== undefined) return undefined;
+function countedEvents(db: Executor, filters: EventFilters): CountedIds | undefined {
+  if (filters.geolocated !== undefined || filters.collapseRecurring || filters.seriesId !== undefined) return undefined;
+  // a kept answer's proof holds the count (cache/proofs.ts): it keeps the search, not the match set of the day
+  const f = filters.search ? { ...filters, search: forgetMatches(filters.search) } : filters;
   return {
     resource: 'event',
     key() {

@@ -1,0 +1,117 @@
+/**
+ * Proofs that a kept answer is still the exact one after a write (docs/decisions.md D147). An answer is gathered a
+ * witness as it is made: the stamps of every record it shows (core/stamps.ts: a write raises the stamp of each
+ * record it changes what it shows, and terms' when their counts move) and, for a list, the count that decides which
+ * records it holds (db/counts.ts, `CountedIds`). After writes, the answer is still exact when
+ *
+ *   - no stamp it read has moved and no record it showed is gone: every record looks as it did;
+ *   - for a list, every record the change feed names since it was made is of the list's own kind, is not in the list
+ *     now, and the list's total has not moved. A record that left the list either was on the page (its stamp moved)
+ *     or would have moved the total, and one that joined it is in it now: the list holds the same records, and the
+ *     records not named kept their order.
+ *
+ * A few look-ups tell it, so a write retires only the answers it could change (a title written to one event, the
+ * lists holding that event and its single reads), not every answer of the calendar.
+ */
+import type { Executor } from '../db/types';
+import { countedIds, holds, type CountedIds } from '../db/counts';
+import { toNumber } from '../db/dialect';
+import { changesAfter } from '../db/feed-position';
+
+/** What a list's composition was read from: its count, its total, and whether its page told the total. */
+export interface ListWitness {
+  counted: CountedIds;
+  total: number;
+  /** The page held the whole list (a short page, or an empty first one): its records' stamps account for it. */
+  toldByPage: boolean;
+}
+
+/** What an answer was made from, gathered while it is made (a reader carries it: core/reader.ts). */
+export class Witness {
+  readonly posts = new Map<number, number>();
+  readonly terms = new Map<number, number>();
+  private listRead: ListWitness | undefined;
+  /** Set when the answer read something a witness cannot follow: it then proves nothing. */
+  private blind = false;
+
+  /** A record shown, at the stamp of its row in `table`. */
+  saw(table: 'posts' | 'terms', id: number, stamp: number): void {
+    const seen = this[table];
+    if (seen.has(id) && seen.get(id) !== stamp) this.blind = true; // read twice, across a write
+    seen.set(id, stamp);
+  }
+
+  /** The count that decides the list's records; undefined for a list whose records no count decides alone. */
+  list(read: ListWitness | undefined): void {
+    if (!read || this.listRead) this.blind = true;
+    this.listRead = read;
+  }
+
+  /** The proof of an answer made at the change feed's `position`, if what it read can prove it. */
+  proof(position: number, isList: boolean): Proof | undefined {
+    if (this.blind || (isList ? !this.listRead : this.posts.size + this.terms.size === 0)) return undefined;
+    return {
+      position,
+      posts: [...this.posts],
+      terms: [...this.terms],
+      list: isList ? this.listRead : undefined,
+    };
+  }
+}
+
+export interface Proof {
+  /** The change feed's position when the answer was read: the changes after it are those to check. */
+  position: number;
+  /** `[id, stamp]` of each record shown, by stamped table. */
+  posts: Array<[number, number]>;
+  terms: Array<[number, number]>;
+  list?: ListWitness;
+}
+
+/** Changes since an answer was made beyond which it is made again rather than proved. */
+const MAX_CHANGES = 200;
+
+/**
+ * The feed's position up to which `proof` still holds, checked now; undefined when it may not (the answer is then
+ * made again). Several statements: the caller checks that no write committed between the first and the last.
+ */
+export async function provedThrough(db: Executor, proof: Proof): Promise<number | undefined> {
+  const changes = await changesAfter(db, proof.position, MAX_CHANGES);
+  if (!changes) return undefined;
+  if (proof.list && !(await sameRecords(db, proof.list, changes.records))) return undefined;
+  if (!(await sameStamps(db, proof))) return undefined;
+  return changes.position;
+}
+
+/** Whether the list holds the same records, in the same order, as when it was read (see the head of this file). */
+async function sameRecords(db: Executor, list: ListWitness, changed: Array<{ resource: string; id: number }>) {
+  if (changed.some(({ resource }) => resource !== list.counted.resource)) return false; // filters may read them
+  const ids = changed.map(({ id }) => id);
+  if (!ids.length) return true;
+  if (list.toldByPage) {
+    const found = await list.counted.select(ids);
+    if ('ids' in found) return found.ids.length === 0;
+    return ((await found.query.limit(1)) as unknown[]).length === 0;
+  }
+  const members = await countedIds(db, list.counted);
+  return members.length === list.total && !ids.some((id) => holds(members, id));
+}
+
+/** Whether every record shown is still there at the stamp it was shown at. */
+async function sameStamps(db: Executor, { posts, terms }: Proof): Promise<boolean> {
+  const read = (table: 'posts' | 'terms', seen: Array<[number, number]>) =>
+    db(table)
+      .whereIn(
+        'id',
+        seen.map(([id]) => id),
+      )
+      .select(db.raw(`'${table}' as t`), 'id', 'stamp');
+  const parts = [...(posts.length ? [read('posts', posts)] : []), ...(terms.length ? [read('terms', terms)] : [])];
+  if (!parts.length) return true;
+  const [first, ...rest] = parts;
+  const rows = (await (rest.length ? first.unionAll(rest) : first)) as Array<Record<string, unknown>>;
+  const now = new Map(rows.map((row) => [`${row.t}:${toNumber(row.id)}`, toNumber(row.stamp)]));
+  const same = (table: string, seen: Array<[number, number]>) =>
+    seen.every(([id, stamp]) => now.get(`${table}:${id}`) === stamp);
+  return same('posts', posts) && same('terms', terms);
+}

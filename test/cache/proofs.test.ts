@@ -1,0 +1,142 @@
+/**
+ * Kept answers outlive the writes that cannot change them (src/cache/proofs.ts, D147), and only those. A node with
+ * the caches reads; writes arrive through another node. After each write, every read is what a node without caches
+ * answers, byte for byte, and the cached node says whether it served the kept answer on its proof.
+ */
+import request from 'supertest';
+import { ENGINES } from '../support/engines';
+import { http, NS, startService, type TestService } from '../support/app';
+import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
+
+const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
+
+describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
+  let service: TestService;
+  let cached: Node;
+  let reference: Node;
+  const ids = { jazz: 0, organ: 0, choir: 0, late: 0, concerts: 0, talks: 0 };
+  beforeAll(async () => {
+    service = await startService(engine, { METRICS_TOKEN: SCRAPE_TOKEN });
+    ids.concerts = (await send('post', 'categories', { name: 'Concerts' })).id;
+    ids.talks = (await send('post', 'categories', { name: 'Talks' })).id;
+    ids.jazz = (await event('Jazz night', '2031-03-01', ids.concerts)).id;
+    ids.organ = (await event('Organ recital', '2031-03-02', ids.concerts)).id;
+    ids.choir = (await event('Choir evening', '2031-03-03', ids.talks)).id;
+    ids.late = (await event('Late show', '2031-03-04', ids.concerts)).id;
+    cached = await startNode(service, { renderCache: true });
+    reference = await startNode(service, { renderCache: false, answerCache: false });
+  });
+  afterAll(async () => {
+    await cached.close();
+    await reference.close();
+    await service.close();
+  });
+
+  /** A write through the service's own node, never the cached one. */
+  async function send(method: 'post' | 'delete', path: string, body: object = {}) {
+    const res = await http(service)
+      [method](`${NS}/${path}`)
+      .auth(...service.as('editor'))
+      .send(body);
+    expect([200, 201]).toContain(res.status);
+    return res.body;
+  }
+  function event(title: string, day: string, category: number) {
+    const times = { start_date: `${day} 19:00`, end_date: `${day} 21:00` };
+    return send('post', 'events', { title, status: 'publish', ...times, categories: [category] });
+  }
+  const proved = async () => {
+    const text = (
+      await request(cached.server)
+        .get('/metrics')
+        .set(...SCRAPE)
+    ).text;
+    return Number(/^answer_cache_proved_total (\d+)/m.exec(text)?.[1]);
+  };
+  /** Reads `url` on the cached node until it is kept (a miss, then a hit), as the reference answers it. */
+  const keep = async (url: string) => {
+    for (let i = 0; i < 3; i++)
+      expect(await read(cached, `${NS}/${url}`)).toEqual(await read(reference, `${NS}/${url}`));
+  };
+  /** The next read of `url` is the reference's answer; whether the kept one was served on its proof. */
+  const next = async (url: string) => {
+    const before = await proved();
+    const answer = await read(cached, `${NS}/${url}`);
+    expect(answer).toEqual(await read(reference, `${NS}/${url}`));
+    return { body: answer.body, proved: (await proved()) > before };
+  };
+
+  it('serves a single read after writes to other records, and not after a write to it', async () => {
+    await keep(`events/${ids.jazz}`);
+    await send('post', `events/${ids.choir}`, { title: 'Choir evening, again' });
+    expect(await next(`events/${ids.jazz}`)).toMatchObject({ proved: true, body: expect.stringContaining('Jazz') });
+    await send('post', `events/${ids.jazz}`, { title: 'Jazz night, moved' });
+    expect(await next(`events/${ids.jazz}`)).toMatchObject({ proved: false, body: expect.stringContaining('moved') });
+  });
+
+  it('does not serve a single read whose category count moved with another event', async () => {
+    await keep(`events/${ids.organ}`);
+    const added = await event('Brass band', '2031-05-01', ids.concerts);
+    expect(await next(`events/${ids.organ}`)).toMatchObject({ proved: false });
+    await send('delete', `events/${added.id}`);
+  });
+
+  it('serves a list after writes to events it does not hold, and not after one joins it', async () => {
+    const list = `events?${WINDOW}&categories=${ids.talks}`;
+    await keep(list);
+    await send('post', `events/${ids.organ}`, { title: 'Organ recital, revised' });
+    expect(await next(list)).toMatchObject({ proved: true });
+    await send('post', `events/${ids.late}`, { categories: [ids.talks] }); // joins
+    expect(await next(list)).toMatchObject({ proved: false, body: expect.stringContaining('Late show') });
+    await send('post', `events/${ids.late}`, { categories: [ids.concerts] }); // and leaves, from the page
+    expect(await next(list)).toMatchObject({ proved: false, body: expect.not.stringContaining('Late show') });
+  });
+
+  it('does not serve a page whose list lost an event from another page', async () => {
+    const first = `events?${WINDOW}&categories=${ids.concerts}&per_page=1`;
+    await keep(first);
+    await send('post', `events/${ids.choir}`, { title: 'Choir evening, third time' }); // not in the list
+    expect(await next(first)).toMatchObject({ proved: true });
+    // leaves the list from page 3, moved out of the window: no count moves, nothing on page 1 changes but the total
+    await send('post', `events/${ids.late}`, { start_date: '2032-03-04 19:00', end_date: '2032-03-04 21:00' });
+    expect(await next(first)).toMatchObject({ proved: false });
+    await send('post', `events/${ids.late}`, { start_date: '2031-03-04 19:00', end_date: '2031-03-04 21:00' });
+    expect(await next(first)).toMatchObject({ proved: false });
+  });
+
+  it('does not serve a page after an event joined the list before it while another left it', async () => {
+    const first = `events?${WINDOW}&per_page=1`;
+    await send('post', `events/${ids.choir}`, { start_date: '2030-03-03 19:00', end_date: '2030-03-03 21:00' });
+    await keep(first);
+    // the total stays: only the event that joined, now in the list, tells that page 1 moved
+    await send('post', `events/${ids.late}`, { start_date: '2032-03-04 19:00', end_date: '2032-03-04 21:00' });
+    await send('post', `events/${ids.choir}`, { start_date: '2031-02-03 19:00', end_date: '2031-02-03 21:00' });
+    expect(await next(first)).toMatchObject({ proved: false, body: expect.stringContaining('Choir') });
+    await send('post', `events/${ids.late}`, { start_date: '2031-03-04 19:00', end_date: '2031-03-04 21:00' });
+    await send('post', `events/${ids.choir}`, { start_date: '2031-03-03 19:00', end_date: '2031-03-03 21:00' });
+  });
+
+  it('does not serve a short page, which tells its total, after an event joined the list', async () => {
+    const whole = `events?${WINDOW}`;
+    await send('post', `events/${ids.choir}`, { start_date: '2030-03-03 19:00', end_date: '2030-03-03 21:00' });
+    await keep(whole);
+    await send('post', `events/${ids.choir}`, { start_date: '2031-03-03 19:00', end_date: '2031-03-03 21:00' });
+    expect(await next(whole)).toMatchObject({ proved: false, body: expect.stringContaining('Choir') });
+  });
+
+  it('serves a search after writes to events that do not match it, and not after one comes to', async () => {
+    const search = `events?${WINDOW}&search=recital`;
+    await keep(search);
+    await send('post', `events/${ids.choir}`, { title: 'Choir evening, fourth time' });
+    expect(await next(search)).toMatchObject({ proved: true });
+    await send('post', `events/${ids.choir}`, { title: 'Choir recital' });
+    expect(await next(search)).toMatchObject({ proved: false, body: expect.stringContaining('Choir recital') });
+  });
+
+  it('does not serve a list of events after a write to another kind of record', async () => {
+    const list = `events?${WINDOW}&categories=${ids.talks}`;
+    await keep(list);
+    await send('post', `categories/${ids.concerts}`, { description: 'Music' });
+    expect(await next(list)).toMatchObject({ proved: false });
+  });
+});
