@@ -78,8 +78,9 @@ const MAX_CHANGES = 200;
 export async function provedThrough(db: Executor, proof: Proof): Promise<number | undefined> {
   const changes = await changesAfter(db, proof.position, MAX_CHANGES);
   if (!changes) return undefined;
-  if (proof.list && !(await sameRecords(db, proof.list, changes.records))) return undefined;
+  // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
   if (!(await sameStamps(db, proof))) return undefined;
+  if (proof.list && !(await sameRecords(db, proof.list, changes.records))) return undefined;
   return changes.position;
 }
 

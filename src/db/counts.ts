@@ -148,12 +148,56 @@ async function patched(db: Executor, counted: CountedIds, ids: Int32Array, since
   if (!recheck.length) return ids;
   const found = await counted.select(recheck);
   const now = new Set('ids' in found ? found.ids : ((await found.query) as Array<{ id: unknown }>).map(idOf));
-  const moved = recheck.filter((id) => now.has(id) !== holds(ids, id));
-  if (!moved.length) return ids;
-  const out = new Set(moved.filter((id) => !now.has(id)));
-  const kept = out.size ? ids.filter((id) => !out.has(id)) : ids;
-  const added = moved.filter((id) => now.has(id));
-  return added.length ? Int32Array.from([...kept, ...added]).sort() : kept;
+  return rechecked(ids, recheck, now);
+}
+
+/**
+ * The sorted set `ids` once the records `checked` were checked again, `now` holding those of them that belong to it:
+ * the same array when none moved in or out, else a new one spliced from runs of the old (a window's 500 000 ids are
+ * copied in a fraction of a millisecond, where filtering and sorting them again took tens).
+ */
+export function rechecked(ids: Int32Array, checked: Iterable<number>, now: ReadonlySet<number>): Int32Array {
+  const out: number[] = [];
+  const added: number[] = [];
+  for (const id of new Set(checked)) {
+    const held = holds(ids, id);
+    if (held && !now.has(id)) out.push(id);
+    else if (!held && now.has(id)) added.push(id);
+  }
+  return out.length || added.length ? spliced(ids, out, added) : ids;
+}
+
+/** `ids` (sorted) without `out` (ids it holds) and with `added` (ids it does not), sorted. */
+function spliced(ids: Int32Array, out: number[], added: number[]): Int32Array {
+  const byId = (a: number, b: number) => a - b;
+  out.sort(byId);
+  added.sort(byId);
+  const result = new Int32Array(ids.length - out.length + added.length);
+  let from = 0; // the next id of `ids` to copy
+  let to = 0;
+  for (let i = 0, j = 0; i < out.length || j < added.length; ) {
+    const removing = j >= added.length || (i < out.length && out[i] < added[j]);
+    const id = removing ? out[i++] : added[j++];
+    const at = lowerBound(ids, id, from);
+    result.set(ids.subarray(from, at), to);
+    to += at - from;
+    from = removing ? at + 1 : at;
+    if (!removing) result[to++] = id;
+  }
+  result.set(ids.subarray(from), to);
+  return result;
+}
+
+/** The first index from `from` of the sorted `ids` whose id is not below `id`. */
+function lowerBound(ids: Int32Array, id: number, from: number): number {
+  let low = from;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle] < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 const idOf = (row: { id: unknown }) => toNumber(row.id);

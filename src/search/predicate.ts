@@ -42,7 +42,7 @@ import {
 import { PROTECTED_FIELDS, SEARCH_COLUMNS, SEARCH_FIELDS, type SearchKind } from './documents';
 import { searchFragments, type FragmentRule } from './normalise';
 import { memo } from '../db/memo';
-import { selectedIds } from '../db/counts';
+import { rechecked, selectedIds } from '../db/counts';
 import { changedAfter } from '../db/feed-position';
 import { KIND_NAMES, KINDS } from '../kinds/registry';
 
@@ -178,7 +178,7 @@ async function patched(db: Executor, search: SearchQuery, ids: MatchSet, since: 
   const exact = { ...search, fts: undefined, unsettled: search.fragments };
   const rows = await matchingDocuments(db, exact).whereIn('d.record_id', [...recheck]);
   const matching = new Set<number>(rows.map((row: { record_id: unknown }) => Number(row.record_id)));
-  return Int32Array.from([...ids.filter((id) => !recheck.has(id)), ...matching]).sort();
+  return rechecked(ids, recheck, matching);
 }
 
 async function resolveFts(db: Executor, kind: SearchKind, language: string, fragments: string[]): Promise<SearchQuery> {
