@@ -10,12 +10,12 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import type { Metrics } from '../metrics/registry';
 import { ENTRY_OVERHEAD, MAX_ROOTS, ownStorage } from './representations';
-import type { Proof } from './proofs';
+import { proofBytes, type Proof } from './proofs';
 
 export interface Answer {
   /** The data version read before the answer was computed (or proved again): it is at least this new. */
   version: number;
-  /** What shows the answer still exact after writes, once the answer is known to have read one state. */
+  /** What shows the answer still exact after writes (once confirmed: the answer read one state). */
   proof?: Proof;
   /** Epoch milliseconds (service clock) from which time alone could change the answer. */
   validUntil: number;
@@ -62,7 +62,12 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
   const entries = new LRUCache<string, Answer>({
     maxSize: settings.answerCacheBytes,
     sizeCalculation: (answer, key) =>
-      answer.body.length + key.length * 2 + headerBytes(answer.headers) + answer.etag.length * 2 + ENTRY_OVERHEAD,
+      answer.body.length +
+      key.length * 2 +
+      headerBytes(answer.headers) +
+      answer.etag.length * 2 +
+      proofBytes(answer.proof) +
+      ENTRY_OVERHEAD,
     dispose: (_value, _key, reason) => {
       if (reason === 'evict') evictions.inc();
     },

@@ -47,25 +47,36 @@ export class Witness {
     this.listRead = read;
   }
 
-  /** The proof of an answer made at the change feed's `position`, if what it read can prove it. */
+  /**
+   * The proof of an answer made at the change feed's `position`, if what it read can prove it. It holds only once
+   * `confirmed`: when the answer is known to have read one state.
+   */
   proof(position: number, isList: boolean): Proof | undefined {
     if (this.blind || (isList ? !this.listRead : this.posts.size + this.terms.size === 0)) return undefined;
-    return {
-      position,
-      posts: [...this.posts],
-      terms: [...this.terms],
-      list: isList ? this.listRead : undefined,
-    };
+    const pairs = (seen: Map<number, number>) => Float64Array.from([...seen].flat());
+    const list = isList ? this.listRead : undefined;
+    return { position, posts: pairs(this.posts), terms: pairs(this.terms), list, confirmed: false };
   }
 }
 
 export interface Proof {
   /** The change feed's position when the answer was read: the changes after it are those to check. */
   position: number;
-  /** `[id, stamp]` of each record shown, by stamped table. */
-  posts: Array<[number, number]>;
-  terms: Array<[number, number]>;
+  /** Each record shown, by stamped table: its id, then its stamp. */
+  posts: Float64Array;
+  terms: Float64Array;
   list?: ListWitness;
+  /** Set once the answer is known to have read one state (http/answer-cache.ts): until then it proves nothing. */
+  confirmed: boolean;
+}
+
+/** Bytes a proof takes beyond its stamps (a list's count holds its filters), as the answer cache's budget counts. */
+const LIST_BYTES = 2048;
+
+/** What a proof weighs in the answer cache's budget. */
+export function proofBytes(proof: Proof | undefined): number {
+  if (!proof) return 0;
+  return proof.posts.byteLength + proof.terms.byteLength + 200 + (proof.list ? LIST_BYTES : 0);
 }
 
 /** Changes since an answer was made beyond which it is made again rather than proved. */
@@ -100,19 +111,19 @@ async function sameRecords(db: Executor, list: ListWitness, changed: Array<{ res
 
 /** Whether every record shown is still there at the stamp it was shown at. */
 async function sameStamps(db: Executor, { posts, terms }: Proof): Promise<boolean> {
-  const read = (table: 'posts' | 'terms', seen: Array<[number, number]>) =>
+  const ids = (pairs: Float64Array) => pairs.filter((_, i) => i % 2 === 0);
+  const read = (table: 'posts' | 'terms', pairs: Float64Array) =>
     db(table)
-      .whereIn(
-        'id',
-        seen.map(([id]) => id),
-      )
+      .whereIn('id', [...ids(pairs)])
       .select(db.raw(`'${table}' as t`), 'id', 'stamp');
   const parts = [...(posts.length ? [read('posts', posts)] : []), ...(terms.length ? [read('terms', terms)] : [])];
   if (!parts.length) return true;
   const [first, ...rest] = parts;
   const rows = (await (rest.length ? first.unionAll(rest) : first)) as Array<Record<string, unknown>>;
   const now = new Map(rows.map((row) => [`${row.t}:${toNumber(row.id)}`, toNumber(row.stamp)]));
-  const same = (table: string, seen: Array<[number, number]>) =>
-    seen.every(([id, stamp]) => now.get(`${table}:${id}`) === stamp);
+  const same = (table: string, pairs: Float64Array) => {
+    for (let i = 0; i < pairs.length; i += 2) if (now.get(`${table}:${pairs[i]}`) !== pairs[i + 1]) return false;
+    return true;
+  };
   return same('posts', posts) && same('terms', terms);
 }

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
-import { Witness, provedThrough } from '../cache/proofs';
+import { Witness, provedThrough, type Proof } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
 import { versionAndPosition } from '../db/feed-position';
 import type { Executor } from '../db/types';
@@ -114,7 +114,7 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
  * committed while it was checked (the checks then all read the state of `version`). The answer is then renewed.
  */
 async function stillExact(db: Executor, answer: Answer, version: number): Promise<boolean> {
-  if (!answer.proof) return false;
+  if (!answer.proof?.confirmed) return false;
   const position = await provedThrough(db, answer.proof);
   if (position === undefined || (await dataVersion(db)) !== version) return false;
   answer.proof = { ...answer.proof, position };
@@ -155,6 +155,8 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
     .filter(([name, value]) => value !== undefined && pending.before.get(name) !== value)
     .map(([name, value]) => [name, typeof value === 'number' ? String(value) : value] as const);
   const { answers, db } = context(req);
+  const provable = PROVABLE[operation.operationId];
+  const proof = provable && pending.witness.proof(pending.position, provable === 'list');
   const kept = answers.keep(pending.key, {
     version: pending.version,
     validUntil: nextDayStart(now().getTime(), context(req).config.siteTimezone),
@@ -162,22 +164,21 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
     etag,
     body: typeof body === 'string' ? Buffer.from(body) : body,
     operation,
+    proof: proof || undefined, // weighed with the answer now, confirmed below
   });
-  const provable = PROVABLE[operation.operationId];
-  if (kept && provable) void giveProof(db, kept, pending, provable);
+  if (kept?.proof) void confirm(db, kept.proof, pending.version);
 }
 
 /**
- * Gives a kept answer its proof once the data version is known not to have moved while it was made: its statements
- * then all read one state, the one its proof describes. Until then, and if it moved, the answer lives only as long as
- * its data version.
+ * Confirms a kept answer's proof once the data version is known not to have moved while the answer was made: its
+ * statements then all read one state, the one the proof describes. Until then, and if it moved, the answer lives
+ * only as long as its data version.
  */
-async function giveProof(db: Executor, kept: Answer, pending: Pending, provable: 'record' | 'list'): Promise<void> {
-  const proof = pending.witness.proof(pending.position, provable === 'list');
+async function confirm(db: Executor, proof: Proof, version: number): Promise<void> {
   try {
-    if (proof && (await dataVersion(db)) === pending.version && kept.version === pending.version) kept.proof = proof;
+    if ((await dataVersion(db)) === version) proof.confirmed = true;
   } catch {
-    // the answer stays, without a proof: nothing is lost but a later hit
+    // the proof stays unconfirmed: nothing is lost but a later hit
   }
 }
 
