@@ -16,7 +16,7 @@
 import type { Executor } from '../db/types';
 import { countedIds, holds, type CountedIds } from '../db/counts';
 import { toNumber } from '../db/dialect';
-import { changesAfter } from '../db/feed-position';
+import { changesAfter, type ChangedRecord, type Standing } from '../db/feed-position';
 
 /** What a list's composition was read from: its count, its total, and whether its page told the total. */
 export interface ListWitness {
@@ -86,17 +86,17 @@ const MAX_CHANGES = 200;
  * The feed's position up to which `proof` still holds, checked now; undefined when it may not (the answer is then
  * made again). Several statements: the caller checks that no write committed between the first and the last.
  */
-export async function provedThrough(db: Executor, proof: Proof): Promise<number | undefined> {
+export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<number | undefined> {
   const changes = await changesAfter(db, proof.position, MAX_CHANGES);
   if (!changes) return undefined;
   // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
   if (!(await sameStamps(db, proof))) return undefined;
-  if (proof.list && !(await sameRecords(db, proof.list, changes.records))) return undefined;
+  if (proof.list && !(await sameRecords(db, proof.list, changes.records, at))) return undefined;
   return changes.position;
 }
 
 /** Whether the list holds the same records, in the same order, as when it was read (see the head of this file). */
-async function sameRecords(db: Executor, list: ListWitness, changed: Array<{ resource: string; id: number }>) {
+async function sameRecords(db: Executor, list: ListWitness, changed: ChangedRecord[], at: Standing) {
   if (changed.some(({ resource }) => resource !== list.counted.resource)) return false; // filters may read them
   const ids = changed.map(({ id }) => id);
   if (!ids.length) return true;
@@ -105,7 +105,7 @@ async function sameRecords(db: Executor, list: ListWitness, changed: Array<{ res
     if ('ids' in found) return found.ids.length === 0;
     return ((await found.query.limit(1)) as unknown[]).length === 0;
   }
-  const members = await countedIds(db, list.counted);
+  const members = await countedIds(db, list.counted, at);
   return members.length === list.total && !ids.some((id) => holds(members, id));
 }
 

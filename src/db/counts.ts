@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import type { Executor } from './types';
 import { toNumber } from './dialect';
 import { idsAsText } from './dialects/search';
-import { changedAfter } from './feed-position';
+import { changedAfter, type Standing } from './feed-position';
 import { memo } from './memo';
 
 const totals = memo<number>(() => 1, { entries: 1000, budget: 1000 });
@@ -77,13 +77,16 @@ export async function setTotal(
   return (await countedIds(db, counted)).length;
 }
 
-/** The ids a count counts, sorted and each once: memoised, brought up to date after writes. */
-export async function countedIds(db: Executor, counted: CountedIds): Promise<Int32Array> {
+/**
+ * The ids a count counts, sorted and each once: memoised, brought up to date after writes. `at`: where the data
+ * stands, when the caller has just read it.
+ */
+export async function countedIds(db: Executor, counted: CountedIds, at?: Standing): Promise<Int32Array> {
   const find = async () => {
     const found = await counted.select();
     return 'ids' in found ? found.ids : selectedIds(db, found.query);
   };
-  return countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since));
+  return countedSets.get(db, counted.key(), find, (ids, since) => patched(db, counted, ids, since), at);
 }
 
 /**

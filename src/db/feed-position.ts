@@ -20,10 +20,19 @@ export async function prunedThrough(db: Executor): Promise<number> {
   return toNumber(row?.pruned_through);
 }
 
-/** The newest position of the feed (never behind the retention horizon), in one statement. */
+/** The data version (db/data-version.ts) and the newest position of the feed, read together. */
+export interface Standing {
+  version: number;
+  position: number;
+}
+
+/** The feed's newest position: its last change, never behind the retention horizon (emptied by pruning). */
+const newest = (pruned: unknown, last: unknown) => Math.max(toNumber(pruned), toNumber(last));
+
+/** The newest position of the feed, in one statement. */
 export async function latestPosition(db: Executor): Promise<number> {
   const row = await db('change_feed').where({ id: 1 }).first('pruned_through', db('changes').max('id').as('last'));
-  return Math.max(toNumber(row?.pruned_through), toNumber(row?.last));
+  return newest(row?.pruned_through, row?.last);
 }
 
 const STANDING = statement((db) =>
@@ -36,10 +45,10 @@ const STANDING = statement((db) =>
     ),
 );
 
-/** The data version (db/data-version.ts) and the newest position of the feed, read together in one statement. */
-export async function versionAndPosition(db: Executor): Promise<{ version: number; position: number }> {
+/** Where the data stands, in one statement. */
+export async function versionAndPosition(db: Executor): Promise<Standing> {
   const [row] = await STANDING.all<{ version: unknown; pruned: unknown; last: unknown }>(db);
-  return { version: toNumber(row.version), position: Math.max(toNumber(row.pruned), toNumber(row.last)) };
+  return { version: toNumber(row.version), position: newest(row.pruned, row.last) };
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { Executor } from './types';
 import { dataVersion } from './data-version';
-import { latestPosition } from './feed-position';
+import { latestPosition, type Standing } from './feed-position';
 
 export interface MemoLimits {
   entries: number;
@@ -36,17 +36,17 @@ export interface Memo<T> {
   /**
    * The value of `key` at the current data version: memoised, updated by `update` when one is given and a write
    * came since, or computed by `compute` (never memoised inside a transaction, which may see its own uncommitted
-   * writes).
+   * writes). `at`, when the caller has just read where the data stands, spares reading it again.
    */
-  get(db: Executor, key: string, compute: () => Promise<T>, update?: Update<T>): Promise<T>;
+  get(db: Executor, key: string, compute: () => Promise<T>, update?: Update<T>, at?: Standing): Promise<T>;
 }
 
 export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLimits): Memo<T> {
   const stores = new WeakMap<object, { map: Map<string, Entry<T>>; weight: number }>();
   return {
-    async get(db, key, compute, update) {
+    async get(db, key, compute, update, at) {
       if (db.isTransaction) return compute();
-      const version = await dataVersion(db); // read before computing: the value is at least as new as the version
+      const version = at?.version ?? (await dataVersion(db)); // read before computing: the value is as new or newer
       let store = stores.get(db);
       if (!store) stores.set(db, (store = { map: new Map(), weight: 0 }));
       const known = store.map.get(key);
@@ -56,7 +56,7 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
         return known.value;
       }
       // read before the value is made, as the version: it is then at least as new as both
-      const position = update ? await latestPosition(db) : 0;
+      const position = update ? (at?.position ?? (await latestPosition(db))) : 0;
       const updated = known && update ? await update(known.value, known.position) : undefined;
       const value = updated !== undefined ? updated : await compute();
       const weight = weigh(value);

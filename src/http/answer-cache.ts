@@ -9,7 +9,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
 import { Witness, provedThrough, type Proof } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
-import { versionAndPosition } from '../db/feed-position';
+import { versionAndPosition, type Standing } from '../db/feed-position';
 import type { Executor } from '../db/types';
 import { now } from '../domain/clock';
 import { isTruthyText } from '../core/flags';
@@ -92,10 +92,11 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
     const key = answerKey(req, root);
     if (key === undefined) return next();
     const { db } = context(req);
-    const { version, position } = await versionAndPosition(db);
+    const standing = await versionAndPosition(db);
+    const { version, position } = standing;
     const answer = cache.get(key, now().getTime());
     const current = answer?.version === version;
-    if (answer && (current || (await stillExact(db, answer, version)))) {
+    if (answer && (current || (await stillExact(db, answer, standing)))) {
       cache.count(current ? 'hit' : 'proved');
       res.locals.operation = answer.operation;
       return replay(req, res, answer);
@@ -110,12 +111,13 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
 }
 
 /**
- * Whether an answer kept at an older data version is still exact now, at `version`: its proof holds, and no write
- * committed while it was checked (the checks then all read the state of `version`). The answer is then renewed.
+ * Whether an answer kept at an older data version is still exact now, where the data stands (`at`): its proof holds,
+ * and no write committed while it was checked (the checks then all read that state). The answer is then renewed.
  */
-async function stillExact(db: Executor, answer: Answer, version: number): Promise<boolean> {
+async function stillExact(db: Executor, answer: Answer, at: Standing): Promise<boolean> {
   if (!answer.proof?.confirmed) return false;
-  const position = await provedThrough(db, answer.proof);
+  const { version } = at;
+  const position = await provedThrough(db, answer.proof, at);
   if (position === undefined || (await dataVersion(db)) !== version) return false;
   answer.proof = { ...answer.proof, position };
   answer.version = version;

@@ -6,6 +6,7 @@
 import request from 'supertest';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
+import { countQueries } from '../support/query-count';
 import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
@@ -102,6 +103,23 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
     expect(await next(first)).toMatchObject({ proved: false });
     await send('post', `events/${ids.late}`, { start_date: '2031-03-04 19:00', end_date: '2031-03-04 21:00' });
     expect(await next(first)).toMatchObject({ proved: false });
+  });
+
+  it('proves a page with a counted total in a fixed number of statements', async () => {
+    const first = `events?${WINDOW}&categories=${ids.concerts}&per_page=1`;
+    await keep(first);
+    await send('post', `events/${ids.choir}`, { title: 'Choir evening, fourth time' }); // not in the list
+    let answer = { status: 0, body: '' };
+    const before = await proved();
+    const { sql } = await countQueries(async () => {
+      answer = await read(cached, `${NS}/${first}`);
+    });
+    expect(await proved()).toBe(before + 1);
+    expect(answer).toEqual(await read(reference, `${NS}/${first}`));
+    // where the data stands; the feed since the answer (horizon, changes); the stamps shown; the counted set brought
+    // up to date from the feed (horizon, changes, the ids checked again); the data version once more. Where the data
+    // stands is read once, not again for the set.
+    expect(sql).toHaveLength(8);
   });
 
   it('does not serve a page after an event joined the list before it while another left it', async () => {
