@@ -10,10 +10,17 @@ import { TEST_NOW } from '../support/app';
 import { seed, type Fixture } from '../../bench/seed';
 import { isPostgres } from '../../src/db/dialect';
 import type { Executor } from '../../src/db/types';
-import { countedFromSets, listQueries, venueIdsNear, type EventFilters } from '../../src/resources/events/repository';
+import { countQueries } from '../support/query-count';
+import {
+  countedFromSets,
+  listEvents,
+  listQueries,
+  venueIdsNear,
+  type EventFilters,
+} from '../../src/resources/events/repository';
 import { linkedListQueries } from '../../src/resources/linked/repository';
 import { ORGANIZERS, VENUES } from '../../src/resources/linked/kinds';
-import { prepareSearch, type SearchQuery } from '../../src/search/predicate';
+import { fewMatches, prepareSearch, type SearchQuery } from '../../src/search/predicate';
 import { unlockedRule } from '../../src/resources/events/access';
 import { dueQuery, scheduledQuery } from '../../src/publishing/repository';
 import { SCHEDULED_KINDS } from '../../src/publishing/publish';
@@ -183,10 +190,10 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
 
   it.each(shapes)('GET /events by %s reads no table whole', async (_name, filters) => {
     const f = await filters();
-    const { page, count, ids, among } = listQueries(database.db, f);
+    const { page, walk, count, ids, among } = listQueries(database.db, f);
     const fromLinks = listQueries(database.db, f, true); // categories and tags found from their links
     const counted = [ids(), fromLinks.ids(), among(fixture.eventIds.slice(0, 20))]; // a set counted, or patched
-    for (const query of [page().limit(15), count(), fromLinks.count(), ...counted]) {
+    for (const query of [page().limit(15), walk().limit(256), count(), fromLinks.count(), ...counted]) {
       const { plan, scans: found } = await scans(query);
       expect({ found, plan }).toEqual({ found: [], plan });
     }
@@ -220,6 +227,39 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     const queried = ((await listQueries(database.db, f).ids()) as Array<{ id: unknown }>).map((row) => Number(row.id));
     expect(queried.length).toBeGreaterThan(0);
     expect(counted).toEqual(queried.sort((a, b) => a - b));
+  });
+
+  it.each([
+    ['a word every event has', 'doors', {}],
+    ['a word every event has, in a category', 'doors', { categoryIds: [1] }],
+    ['a word every event has, every status, in a tag', 'doors', { statuses: ALL, tagIds: [51] }],
+  ])('pages a search for %s from its members as the query pages it, binding no set', async (_name, word, narrower) => {
+    const search = (await prepareSearch(database.db, 'event', word, 'en')) as SearchQuery;
+    expect(fewMatches(search.ids as Int32Array)).toBe(false);
+    const f: EventFilters = { ...window, ...narrower, search };
+    const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => Number(row.id));
+    const [{ total }] = (await listQueries(database.db, f).count()) as Array<{ total: unknown }>;
+    const pages = [
+      [10, 0],
+      [50, 0],
+      [10, 130],
+      [25, Number(total) - 20],
+      [10, Number(total) + 5],
+    ];
+    for (const [limit, offset] of pages) {
+      let listed = { rows: [] as Array<{ id: unknown }>, total: 0 };
+      const { sql } = await countQueries(async () => {
+        listed = await listEvents(database.db, f, limit, offset);
+      });
+      const paged = await listQueries(database.db, f).page().limit(limit).offset(offset);
+      expect({ limit, offset, ids: ids(listed.rows), total: listed.total }).toEqual({
+        limit,
+        offset,
+        ids: ids(paged),
+        total: Number(total),
+      });
+      expect(sql.filter((text) => /json_each|string_to_array/.test(text))).toEqual([]);
+    }
   });
 
   it.each([

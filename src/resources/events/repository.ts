@@ -15,6 +15,7 @@ import { venuesInBox } from '../../db/geo';
 import {
   bindingsKey,
   countedIds,
+  holds,
   intersection,
   listTotal,
   selectedIds,
@@ -43,8 +44,10 @@ function normalise(row: EventRow): EventRow {
 /** `posts` columns first, then the event's (whose `status` repeats the post's). */
 const COLUMNS = ['p.*', ...selectedColumns(EVENT_FIELDS, 'e'), 'e.revision'];
 
+const joinedPosts = (db: Executor) => db('events as e').join('posts as p', 'p.id', 'e.post_id');
+
 function selectEvents(db: Executor): Knex.QueryBuilder {
-  return db('events as e').join('posts as p', 'p.id', 'e.post_id').select(COLUMNS);
+  return joinedPosts(db).select(COLUMNS);
 }
 
 const POST_AS_EVENT = statement((db, id: number) =>
@@ -133,13 +136,61 @@ export async function listEvents(
   limit: number,
   offset: number,
 ): Promise<{ rows: EventRow[]; total: number; counted?: CountedIds; toldByPage: boolean }> {
+  const counted = countedEvents(db, f);
+  const walked = counted && manyMatches(f) ? await pageAmongMembers(db, f, counted, limit, offset) : undefined;
+  if (walked) {
+    const toldByPage = totalOfPage(walked.rows.length, limit, offset) !== undefined;
+    return { ...walked, counted, toldByPage };
+  }
   const { page, count } = listQueries(db, f);
   const rows: EventRow[] = (await page().limit(limit).offset(offset)).map(normalise);
   const toldByPage = totalOfPage(rows.length, limit, offset) !== undefined;
-  const counted = countedEvents(db, f);
   if (counted) return { rows, total: await setTotal(db, rows.length, limit, offset, counted), counted, toldByPage };
   const cheapest = async () => listQueries(db, f, await termsDriveCount(db, f)).count();
   return { rows, total: await listTotal(db, rows.length, limit, offset, count, cheapest), toldByPage };
+}
+
+/** Whether the list searches for a word so common that its match set is bound as one value (search/predicate.ts). */
+const manyMatches = (f: EventFilters) => f.search?.ids !== undefined && !fewMatches(f.search.ids);
+
+/** The first walk of the window for a page among members reads this many ids, each next one twice as many. */
+const FIRST_WALK = 256;
+/** Beyond this many events of the window before a page's last, the query pages (it binds the match set). */
+const MAX_WALK = 32_768;
+
+/**
+ * The page and total of a list searching for a common word, found from the list's members (its counted set,
+ * memoised and brought up to date after writes): the window's events walked in list order, ids only, each tested
+ * here against the members, then the page's rows read by id. Paging in the query binds the match set, which the
+ * database makes into a set of its own for each page (tens of thousands of ids: milliseconds), or on PostgreSQL
+ * scans for each event walked. Undefined when the page lies too deep in the window for the walk to pay.
+ */
+async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedIds, limit: number, offset: number) {
+  const members = await countedIds(db, counted);
+  const total = members.length;
+  if (offset >= total) return { rows: [], total };
+  const ids = await walkedIds(db, f, members, Math.min(offset + limit, total));
+  if (!ids) return undefined;
+  const rows: EventRow[] = await listQueries(db, { ...f, search: undefined })
+    .page()
+    .whereIn('e.post_id', ids.slice(offset));
+  return { rows: rows.map(normalise), total };
+}
+
+/** The first `wanted` of `members` in list order, found by walking the window; undefined past `MAX_WALK`. */
+async function walkedIds(db: Executor, f: EventFilters, members: Int32Array, wanted: number) {
+  const window = listQueries(db, { ...f, search: undefined, categoryIds: undefined, tagIds: undefined });
+  const found: number[] = [];
+  for (let walked = 0, size = FIRST_WALK; found.length < wanted; walked += size, size *= 2) {
+    if (walked >= MAX_WALK) return undefined;
+    const batch = (await window.walk().limit(size).offset(walked)) as Array<{ id: unknown }>;
+    for (const row of batch) {
+      const id = toNumber(row.id);
+      if (holds(members, id) && found.push(id) === wanted) break;
+    }
+    if (batch.length < size) break; // the window's end (a write since the members were read: the next read is exact)
+  }
+  return found;
 }
 
 /**
@@ -208,12 +259,13 @@ function linkedEvents(db: Executor, terms: number[]): CountedIds {
  */
 export function listQueries(db: Executor, f: EventFilters, linksDrive = false): ListQueries {
   const counted = () => applyFilters(db, eventsOf(db, f, LIST), f, LIST, linksDrive);
+  const inListOrder = (query: Knex.QueryBuilder) =>
+    f.include
+      ? query.orderBy('p.date_utc').orderBy('e.post_id')
+      : query.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
   return {
-    page() {
-      const page = applyFilters(db, selectEvents(db), f, LIST);
-      if (f.include) return page.orderBy('p.date_utc').orderBy('e.post_id');
-      return page.orderBy('e.start_utc').orderBy('p.date_utc').orderBy('e.post_id');
-    },
+    page: () => inListOrder(applyFilters(db, selectEvents(db), f, LIST)),
+    walk: () => inListOrder(applyFilters(db, joinedPosts(db), f, LIST)).select({ id: 'e.post_id' }),
     count: () => counted().count({ total: '*' }),
     ids: () => counted().select({ id: 'e.post_id' }),
     among: (ids) =>
@@ -221,9 +273,13 @@ export function listQueries(db: Executor, f: EventFilters, linksDrive = false): 
   };
 }
 
-/** The queries of a list: its rows in list order, their count, the ids counted, which of some ids are counted. */
+/**
+ * The queries of a list: its rows in list order, their ids in list order, their count, the ids counted, which of
+ * some ids are counted.
+ */
 export interface ListQueries {
   page: () => Knex.QueryBuilder;
+  walk: () => Knex.QueryBuilder;
   count: () => Knex.QueryBuilder;
   ids: () => Knex.QueryBuilder;
   among: (ids: number[]) => Knex.QueryBuilder;
