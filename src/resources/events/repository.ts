@@ -160,26 +160,30 @@ const MAX_WALK = 32_768;
 
 /**
  * The page and total of a list searching for a common word, found from the list's members (its counted set,
- * memoised and brought up to date after writes): the window's events walked in list order, ids only, each tested
- * here against the members, then the page's rows read by id. Paging in the query binds the match set, which the
- * database makes into a set of its own for each page (tens of thousands of ids: milliseconds), or on PostgreSQL
- * scans for each event walked. Undefined when the page lies too deep in the window for the walk to pay.
+ * memoised and brought up to date after writes). Few members (a common word in a category) are looked up by id and
+ * sorted; many are found by walking the window's events in list order, ids only, each tested here against the
+ * members, then the page's rows read by id. Paging in the query binds the match set, which the database makes into
+ * a set of its own for each page (tens of thousands of ids: milliseconds), or on PostgreSQL scans for each event
+ * walked. Undefined when the page lies too deep in the window for the walk to pay.
  */
 async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedIds, limit: number, offset: number) {
   const members = await countedIds(db, counted);
   const total = members.length;
   if (offset >= total) return { rows: [], total };
-  const ids = await walkedIds(db, f, members, Math.min(offset + limit, total));
+  // the members hold every filter: the window's alone orders them
+  const window = listQueries(db, { ...f, search: undefined, categoryIds: undefined, tagIds: undefined });
+  if (fewMatches(members)) {
+    const rows: EventRow[] = await window.page().whereIn('e.post_id', Array.from(members)).limit(limit).offset(offset);
+    return { rows: rows.map(normalise), total };
+  }
+  const ids = await walkedIds(window, members, Math.min(offset + limit, total));
   if (!ids) return undefined;
-  const rows: EventRow[] = await listQueries(db, { ...f, search: undefined })
-    .page()
-    .whereIn('e.post_id', ids.slice(offset));
+  const rows: EventRow[] = await window.page().whereIn('e.post_id', ids.slice(offset));
   return { rows: rows.map(normalise), total };
 }
 
-/** The first `wanted` of `members` in list order, found by walking the window; undefined past `MAX_WALK`. */
-async function walkedIds(db: Executor, f: EventFilters, members: Int32Array, wanted: number) {
-  const window = listQueries(db, { ...f, search: undefined, categoryIds: undefined, tagIds: undefined });
+/** The first `wanted` of `members` in the window's list order, found by walking it; undefined past `MAX_WALK`. */
+async function walkedIds(window: ListQueries, members: Int32Array, wanted: number) {
   const found: number[] = [];
   for (let walked = 0, size = FIRST_WALK; found.length < wanted; walked += size, size *= 2) {
     if (walked >= MAX_WALK) return undefined;
