@@ -1,8 +1,9 @@
 /**
  * Every list query shape reads through an index, never a full scan of events or posts, on both engines: the plans
- * of `GET /events` (each filter), `GET /venues` and `GET /organizers`, page and count, and the publishing job's
- * look-ups of scheduled posts, on bench data with fresh statistics. PostgreSQL plans without sequential scans, hash or merge joins (at this size it would rightly prefer
- * them), so a scan of a whole table or index shows only where no index can serve the query.
+ * of `GET /events` (each filter), `GET /venues` and `GET /organizers`, page, walk and count, and the publishing job's
+ * look-ups of scheduled posts, on bench data with fresh statistics. PostgreSQL plans without sequential scans, hash or
+ * merge joins (at this size it would rightly prefer them), so a scan of a whole table or index shows only where no
+ * index can serve the query. A common word's pages, found among the list's members, are those the query pages.
  */
 import type { Knex } from 'knex';
 import { ENGINES, freshDatabase, type TestDatabase } from '../support/engines';
