@@ -138,13 +138,10 @@ export async function listEvents(
 ): Promise<{ rows: EventRow[]; total: number; counted?: CountedIds; toldByPage: boolean }> {
   const counted = countedEvents(db, f);
   const walked = counted && manyMatches(f) ? await pageAmongMembers(db, f, counted, limit, offset) : undefined;
-  if (walked) {
-    const toldByPage = totalOfPage(walked.rows.length, limit, offset) !== undefined;
-    return { ...walked, counted, toldByPage };
-  }
   const { page, count } = listQueries(db, f);
-  const rows: EventRow[] = (await page().limit(limit).offset(offset)).map(normalise);
+  const rows: EventRow[] = walked?.rows ?? (await page().limit(limit).offset(offset)).map(normalise);
   const toldByPage = totalOfPage(rows.length, limit, offset) !== undefined;
+  if (walked) return { ...walked, counted, toldByPage };
   if (counted) return { rows, total: await setTotal(db, rows.length, limit, offset, counted), counted, toldByPage };
   const cheapest = async () => listQueries(db, f, await termsDriveCount(db, f)).count();
   return { rows, total: await listTotal(db, rows.length, limit, offset, count, cheapest), toldByPage };
