@@ -12,6 +12,7 @@ import {
   type SearchQuery,
 } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
+import { inWindow, type TimeBounds } from './times';
 import {
   bindingsKey,
   countedIds,
@@ -92,16 +93,10 @@ export async function setOrganizers(db: Executor, eventId: number, organizerIds:
 }
 
 /** The filters of `GET /events`, resolved: instants are UTC wall-clock strings, references are existing ids. */
-export interface EventFilters {
+export interface EventFilters extends TimeBounds {
   statuses: string[];
   /** Restricts rows to those the caller may read (needs the posts row joined). */
   readable?: ReadableFilter;
-  startFrom?: string;
-  endTo?: string;
-  startsBefore?: string;
-  startsAfter?: string;
-  endsBefore?: string;
-  endsAfter?: string;
   /** `search`, in the request's language (each field's translation, else its original text). */
   search?: SearchQuery;
   categoryIds?: number[];
@@ -230,18 +225,28 @@ function countedEvents(db: Executor, filters: EventFilters): CountedIds | undefi
 
 /**
  * The ids a list counts when a search matches many events, or when a common category's links would drive the count:
- * those of its other filters (the window, a few thousand to hundreds of thousands, read back in one text), those of
- * the match set and those linked to each group of terms (memoised) intersected here. Testing each event of the
- * window against a bound set of 50 000 ids in SQL costs several times more, and testing each link of a common
- * category (and looking up its event) more still. Exported for the tests.
+ * those of the match set and those linked to each group of terms (memoised) intersected here, then those of them
+ * its other filters keep tested against the times of the events they keep, held in memory (times.ts). Testing each
+ * event of the window against a bound set of 50 000 ids in SQL costs several times more, and testing each link of a
+ * common category (and looking up its event) more still. Without the times (a caller who reads only some events,
+ * times not plain), the ids of the window are read (a few thousand to hundreds of thousands, read back in one text)
+ * and intersected too. Exported for the tests.
  */
 export async function countedFromSets(db: Executor, f: EventFilters, matches?: Int32Array): Promise<Int32Array> {
+  let ids = matches;
+  for (const terms of [f.categoryIds, f.tagIds]) {
+    if (!terms) continue;
+    const linked = await countedIds(db, linkedEvents(db, terms));
+    ids = ids ? intersection(ids, linked) : linked;
+  }
   const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
-  let ids = await selectedIds(db, listQueries(db, others).ids());
-  if (matches) ids = intersection(ids, matches);
-  for (const terms of [f.categoryIds, f.tagIds])
-    if (terms) ids = intersection(ids, await countedIds(db, linkedEvents(db, terms)));
-  return ids;
+  const { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter, ...timeless } = others;
+  const bounds = { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter };
+  const kept = () => applyFilters(db, eventsOf(db, timeless, LIST), timeless, LIST);
+  const found = ids && !f.readable ? await inWindow(db, kept, bounds, ids) : undefined;
+  if (found) return found;
+  const window = await selectedIds(db, listQueries(db, others).ids());
+  return ids ? intersection(window, ids) : window;
 }
 
 /** The events linked to any of `terms`: a set brought up to date like those of lists (the links are the event's). */
