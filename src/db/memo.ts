@@ -8,6 +8,9 @@
  * depends on that record alone) is given an `update`: after a write, it is handed the value and the change feed's
  * position when the value was made, and patches the value from the records changed after it, rather than having it
  * found again. Writes announce every record they change in the feed, in the writing transaction (core/write.ts).
+ *
+ * Calls for a key at the data version of a value being made share it: a burst of requests for a common word, the
+ * first after a write, finds or patches its match set once.
  */
 import type { Executor } from './types';
 import { dataVersion } from './data-version';
@@ -42,38 +45,67 @@ export interface Memo<T> {
 }
 
 export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLimits): Memo<T> {
-  const stores = new WeakMap<object, { map: Map<string, Entry<T>>; weight: number }>();
+  const stores = new WeakMap<object, Store<T>>();
   return {
     async get(db, key, compute, update, at) {
       if (db.isTransaction) return compute();
       const version = at?.version ?? (await dataVersion(db)); // read before computing: the value is as new or newer
       let store = stores.get(db);
-      if (!store) stores.set(db, (store = { map: new Map(), weight: 0 }));
+      if (!store) stores.set(db, (store = { map: new Map(), weight: 0, making: new Map() }));
       const known = store.map.get(key);
       if (known?.version === version) {
         store.map.delete(key); // most recently used last
         store.map.set(key, known);
         return known.value;
       }
-      // read before the value is made, as the version: it is then at least as new as both
-      const position = update ? (at?.position ?? (await latestPosition(db))) : 0;
-      const updated = known && update ? await update(known.value, known.position) : undefined;
-      const value = updated !== undefined ? updated : await compute();
-      const weight = weigh(value);
-      const old = store.map.get(key);
-      if (old) {
-        store.map.delete(key);
-        store.weight -= old.weight;
+      // a value being made at this version is the one this call would make: the same data, read once
+      const making = store.making.get(key);
+      if (making?.version === version) return making.value;
+      const value = made(db, store, key, version, known, compute, update, at);
+      store.making.set(key, { version, value });
+      try {
+        return await value;
+      } finally {
+        if (store.making.get(key)?.value === value) store.making.delete(key);
       }
-      if (weight > budget) return value;
-      while (store.map.size >= entries || store.weight + weight > budget) {
-        const [oldest, entry] = store.map.entries().next().value as [string, Entry<T>];
-        store.map.delete(oldest);
-        store.weight -= entry.weight;
-      }
-      store.map.set(key, { version, position, value, weight });
-      store.weight += weight;
-      return value;
     },
   };
+
+  async function made(
+    db: Executor,
+    store: Store<T>,
+    key: string,
+    version: number,
+    known: Entry<T> | undefined,
+    compute: () => Promise<T>,
+    update: Update<T> | undefined,
+    at: Standing | undefined,
+  ): Promise<T> {
+    // read before the value is made, as the version: it is then at least as new as both
+    const position = update ? (at?.position ?? (await latestPosition(db))) : 0;
+    const updated = known && update ? await update(known.value, known.position) : undefined;
+    const value = updated !== undefined ? updated : await compute();
+    const weight = weigh(value);
+    const old = store.map.get(key);
+    if (old) {
+      store.map.delete(key);
+      store.weight -= old.weight;
+    }
+    if (weight > budget) return value;
+    while (store.map.size >= entries || store.weight + weight > budget) {
+      const [oldest, entry] = store.map.entries().next().value as [string, Entry<T>];
+      store.map.delete(oldest);
+      store.weight -= entry.weight;
+    }
+    store.map.set(key, { version, position, value, weight });
+    store.weight += weight;
+    return value;
+  }
+}
+
+/** A database's memoised values, their total weight, and the values being made (at the version they are made at). */
+interface Store<T> {
+  map: Map<string, Entry<T>>;
+  weight: number;
+  making: Map<string, { version: number; value: Promise<T> }>;
 }
