@@ -24,44 +24,40 @@ it.each(['2030-01-01', '2030-01-01T10:00:00', '2030-01-01 10:00:00Z', ' 2030-01-
   (text) => expect(timeValue(text)).toBeUndefined(),
 );
 
-it('parses ids and times, and refuses times not plain or ids not ascending', () => {
-  const text = '3,2030-01-01 10:00:00,2030-01-01 11:00:00,17,2031-12-31 23:59:59,2032-01-01 00:00:00';
-  const times = parsedTimes(text) as Times;
-  expect([...times.ids]).toEqual([3, 17]);
-  expect([...times.starts]).toEqual([20300101100000, 20311231235959]);
-  expect([...times.ends]).toEqual([20300101110000, 20320101000000]);
-  expect(parsedTimes('')?.ids.length).toBe(0);
+const byId = (times: Times) =>
+  [...times.starts].flatMap((start, id) => (Number.isNaN(start) ? [] : [[id, start, times.ends[id]]]));
+
+it('parses ids and times, and refuses times not plain or ids too sparse to index by', () => {
+  const text = '17,2031-12-31 23:59:59,2032-01-01 00:00:00,3,2030-01-01 10:00:00,2030-01-01 11:00:00';
+  expect(byId(parsedTimes(text) as Times)).toEqual([
+    [3, 20300101100000, 20300101110000],
+    [17, 20311231235959, 20320101000000],
+  ]);
+  expect(parsedTimes('')?.starts.length).toBe(0);
   expect(parsedTimes('3,2030-01-01 10:00,2030-01-01 11:00:00')).toBeUndefined();
-  expect(
-    parsedTimes('17,2030-01-01 10:00:00,2030-01-01 11:00:00,3,2030-01-01 10:00:00,2030-01-01 11:00:00'),
-  ).toBeUndefined();
   expect(parsedTimes('3,2030-01-01 10:00:00')).toBeUndefined();
+  expect(parsedTimes('5000,2030-01-01 10:00:00,2030-01-01 11:00:00')).toBeUndefined();
 });
 
+/** A time as `timeValue` gives it, `n` seconds-digits after 2030-01-01 00:00:00, and its text. */
+const stamp = (n: number) => 20300101000000 + n;
+const text = (value: number) => String(value).replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, '$1-$2-$3 $4:$5:$6');
+
 it('folds the overlay into arrays that hold what the overlay and the arrays together say', () => {
-  const entry = fc.tuple(fc.nat({ max: 300 }), fc.nat({ max: 1000 }));
+  const times = fc.tuple(fc.nat({ max: 1000 }), fc.nat({ max: 1000 })).map(([s, e]) => [stamp(s), stamp(e)] as const);
   fc.assert(
     fc.property(
-      fc.array(entry, { maxLength: 100 }),
-      fc.array(fc.tuple(fc.nat({ max: 320 }), fc.option(entry.map(([s, e]) => [s, e] as const))), { maxLength: 40 }),
+      fc.array(fc.tuple(fc.nat({ max: 300 }), times), { maxLength: 100 }),
+      fc.array(fc.tuple(fc.nat({ max: 320 }), fc.option(times)), { maxLength: 40 }),
       (base, changes) => {
-        const expected = new Map(base.map(([id, start]) => [id, [start, start + 1] as const]));
-        const ids = [...expected.keys()].sort((a, b) => a - b);
-        const times: Times = {
-          ids: Int32Array.from(ids),
-          starts: Float64Array.from(ids.map((id) => expected.get(id)![0])),
-          ends: Float64Array.from(ids.map((id) => expected.get(id)![1])),
-          overlay: new Map(changes),
-        };
+        const expected = new Map(base);
+        const read = parsedTimes([...expected].map(([id, [s, e]]) => `${id},${text(s)},${text(e)}`).join(',')) as Times;
         for (const [id, value] of changes) {
           if (value) expected.set(id, value);
           else expected.delete(id);
         }
-        const result = folded(times);
-        const wanted = [...expected].sort(([a], [b]) => a - b);
-        expect([...result.ids]).toEqual(wanted.map(([id]) => id));
-        expect([...result.starts]).toEqual(wanted.map(([, value]) => value[0]));
-        expect([...result.ends]).toEqual(wanted.map(([, value]) => value[1]));
+        const result = folded({ ...read, overlay: new Map(changes) });
+        expect(byId(result)).toEqual([...expected].sort(([a], [b]) => a - b).map(([id, [s, e]]) => [id, s, e]));
         expect(result.overlay.size).toBe(0);
       },
     ),

@@ -218,7 +218,10 @@ function countedEvents(db: Executor, filters: EventFilters): CountedIds | undefi
       const linksDrive = await termsDriveCount(db, now);
       // without a search, the terms' links would drive: each looked up in the window's events read here instead
       if (linksDrive && !now.search) return { ids: await countedFromSets(db, now) };
-      return { query: listQueries(db, now, linksDrive).ids() };
+      // a window alone: its events found from their times (a window never asked before costs no read of its ids)
+      const windowOnly = !now.search && !now.categoryIds && !now.tagIds;
+      const timed = windowOnly ? await timedIds(db, now) : undefined;
+      return timed ? { ids: timed } : { query: listQueries(db, now, linksDrive).ids() };
     },
   };
 }
@@ -229,7 +232,7 @@ function countedEvents(db: Executor, filters: EventFilters): CountedIds | undefi
  * its other filters keep tested against the times of the events they keep, held in memory (times.ts). Testing each
  * event of the window against a bound set of 50 000 ids in SQL costs several times more, and testing each link of a
  * common category (and looking up its event) more still. Without the times (a caller who reads only some events,
- * times not plain), the ids of the window are read (a few thousand to hundreds of thousands, read back in one text)
+ * a venue's list, times not plain), the ids of the window are read (a few thousand to hundreds of thousands, read back in one text)
  * and intersected too. Exported for the tests.
  */
 export async function countedFromSets(db: Executor, f: EventFilters, matches?: Int32Array): Promise<Int32Array> {
@@ -239,14 +242,27 @@ export async function countedFromSets(db: Executor, f: EventFilters, matches?: I
     const linked = await countedIds(db, linkedEvents(db, terms));
     ids = ids ? intersection(ids, linked) : linked;
   }
+  const found = await timedIds(db, f, ids);
+  if (found) return found;
+  const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
+  const window = await selectedIds(db, listQueries(db, others).ids());
+  return ids ? intersection(window, ids) : window;
+}
+
+/**
+ * Those of `candidates` (every event when none are given) that the list's filters other than its search, categories
+ * and tags keep, found from the times of the events they keep (times.ts); undefined when those cannot decide. Only
+ * for the few classes of callers (statuses, protected or not): a venue's or an organizer's events are few, and each
+ * would hold a place among the times kept.
+ */
+function timedIds(db: Executor, f: EventFilters, candidates?: Int32Array): Promise<Int32Array | undefined> {
+  const narrowed = f.venueIds ?? f.organizerIds ?? f.include ?? f.postParent ?? f.featured ?? f.readable;
+  if (narrowed !== undefined) return Promise.resolve(undefined);
   const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
   const { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter, ...timeless } = others;
   const bounds = { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter };
   const kept = () => applyFilters(db, eventsOf(db, timeless, LIST), timeless, LIST);
-  const found = ids && !f.readable ? await inWindow(db, kept, bounds, ids) : undefined;
-  if (found) return found;
-  const window = await selectedIds(db, listQueries(db, others).ids());
-  return ids ? intersection(window, ids) : window;
+  return inWindow(db, kept, bounds, candidates);
 }
 
 /** The events linked to any of `terms`: a set brought up to date like those of lists (the links are the event's). */

@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
-import { bindingsKey, lowerBound } from '../../db/counts';
+import { bindingsKey, rechecked } from '../../db/counts';
 import { idsAsText } from '../../db/dialects/search';
 import { changedAfter } from '../../db/feed-position';
 import { memo } from '../../db/memo';
@@ -23,17 +23,20 @@ export interface TimeBounds {
   endsAfter?: string;
 }
 
-/** Events' times by id: sorted ids, their starts and ends as numbers (`timeValue`); an overlay holds later reads. */
+/**
+ * Events' times by id: `starts[id]` and `ends[id]` as numbers (`timeValue`), NaN for an event not kept (post ids are
+ * dense: 16 bytes a post, less than a sorted list of ids and times would take, and no sort); an overlay holds later
+ * reads.
+ */
 export interface Times {
-  ids: Int32Array;
   starts: Float64Array;
   ends: Float64Array;
   /** Events read again after writes: their times, or null when they are no longer kept. */
   overlay: ReadonlyMap<number, readonly [number, number] | null>;
 }
 
-/** 20 bytes an event: 48 MB holds the kept events of two million-event calendars (two classes of caller). */
-const kept = memo<Times>((t) => t.ids.length * 20 + t.overlay.size * 64, { entries: 16, budget: 48_000_000 });
+/** 48 MB holds the times of two million-event calendars (two classes of caller). */
+const kept = memo<Times>((t) => t.starts.byteLength * 2 + t.overlay.size * 64, { entries: 16, budget: 48_000_000 });
 
 /** At most this many changes since the times were read are read one by one; more, and they are read again. */
 const MAX_PATCHED = 500;
@@ -41,54 +44,50 @@ const MAX_PATCHED = 500;
 const MAX_OVERLAY = 2_000;
 
 /**
- * Those of `candidates` (sorted ids) that `events` (a query of `events as e` with the list's other filters) keeps
- * and whose times fall within `bounds`, sorted; undefined when a bound is not a plain UTC time, or when an event's
+ * Those of `candidates` (sorted ids; every event when none are given) that `events` (a query of `events as e` with
+ * the list's other filters) keeps and whose times fall within `bounds`, sorted; undefined when a bound is not a plain UTC time, or when an event's
  * time is not (the database then decides).
  */
 export async function inWindow(
   db: Executor,
   events: () => Knex.QueryBuilder,
   bounds: TimeBounds,
-  candidates: Int32Array,
+  candidates?: Int32Array,
 ): Promise<Int32Array | undefined> {
   const within = windowTest(bounds);
   if (!within) return undefined;
   const times = await timesOf(db, events);
-  return times && held(times, candidates, within);
+  if (!times) return undefined;
+  return candidates ? held(times, candidates, within) : allWithin(times, within);
 }
 
 function timesOf(db: Executor, events: () => Knex.QueryBuilder): Promise<Times | undefined> {
   const { sql, bindings } = events().select('e.post_id').toSQL();
   const read = async () => (await readTimes(db, events())) ?? UNUSABLE;
+  // times that were not plain stay unused (until the memo lets them go): reading them again on each write would cost
   const update = async (times: Times, since: number) =>
-    times === UNUSABLE ? undefined : patched(db, events, times, since);
+    times === UNUSABLE ? UNUSABLE : patched(db, events, times, since);
   return kept.get(db, `${sql}\n${bindingsKey(bindings)}`, read, update).then((t) => (t === UNUSABLE ? undefined : t));
 }
 
-/** Times read whose values are not plain UTC times: remembered, so they are not read again until a write. */
-const UNUSABLE: Times = {
-  ids: new Int32Array(0),
-  starts: new Float64Array(0),
-  ends: new Float64Array(0),
-  overlay: new Map(),
-};
+/** Times read that are not plain UTC times, or ids too sparse to index by: the database decides. */
+const UNUSABLE: Times = { starts: new Float64Array(0), ends: new Float64Array(0), overlay: new Map() };
 
-/** The kept events' ids and times, sorted by id, read back as one text (a million rows would cost more one by one). */
+/** The kept events' ids and times, read back as one text (a million rows would cost more one by one). */
 async function readTimes(db: Executor, events: Knex.QueryBuilder): Promise<Times | undefined> {
   const rows = events.select({ id: 'e.post_id', s: 'e.start_utc', f: 'e.end_utc' });
-  const all = db.raw(`${idsAsText(db, "(t.id || ',' || t.s || ',' || t.f)", 't.id')} as times`);
+  const all = db.raw(`${idsAsText(db, "(t.id || ',' || t.s || ',' || t.f)")} as times`);
   const [{ times }] = (await db.from(rows.as('t')).select(all)) as Array<{ times: string | null }>;
   return parsedTimes(times ?? '');
 }
 
-/** `id,start,end,…` parsed; undefined when a time is not `YYYY-MM-DD HH:MM:SS` or the ids are not ascending. */
+/** `id,start,end,…` parsed; undefined when a time is not `YYYY-MM-DD HH:MM:SS` or the ids are too sparse. */
 export function parsedTimes(text: string): Times | undefined {
   let commas = 0;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === COMMA) commas++;
   const rows = text ? (commas + 1) / 3 : 0;
   if (!Number.isInteger(rows)) return undefined;
-  const times = { ids: new Int32Array(rows), starts: new Float64Array(rows), ends: new Float64Array(rows) };
-  const columns = [times.ids, times.starts, times.ends];
+  const read = [new Float64Array(rows), new Float64Array(rows), new Float64Array(rows)]; // ids, starts, ends
   let value = 0;
   let digits = 0;
   let field = 0;
@@ -99,13 +98,20 @@ export function parsedTimes(text: string): Times | undefined {
       digits++;
     } else if (code === COMMA) {
       if (field % 3 !== 0 && digits !== TIME_DIGITS) return undefined;
-      columns[field % 3][Math.floor(field / 3)] = value;
+      read[field % 3][Math.floor(field / 3)] = value;
       field++;
       value = 0;
       digits = 0;
     } else if (field % 3 === 0) return undefined;
   }
-  for (let i = 1; i < rows; i++) if (times.ids[i] <= times.ids[i - 1]) return undefined;
+  const [ids, starts, ends] = read;
+  const size = ids.reduce((max, id) => Math.max(max, id + 1), 0);
+  if (size > 2 * rows + 1024) return undefined;
+  const times = { starts: new Float64Array(size).fill(Number.NaN), ends: new Float64Array(size).fill(Number.NaN) };
+  for (let i = 0; i < rows; i++) {
+    times.starts[ids[i]] = starts[i];
+    times.ends[ids[i]] = ends[i];
+  }
   return { ...times, overlay: new Map() };
 }
 const COMMA = 44;
@@ -138,19 +144,26 @@ function windowTest(bounds: TimeBounds): Within | undefined {
     (endsAfter === undefined || end > endsAfter);
 }
 
+/** Every event kept and within the window, sorted: a walk of the arrays (a million posts in a few milliseconds). */
+function allWithin({ starts, ends, overlay }: Times, within: Within): Int32Array {
+  const found = new Int32Array(starts.length);
+  let count = 0;
+  for (let id = 0; id < starts.length; id++) {
+    if (!Number.isNaN(starts[id]) && within(starts[id], ends[id])) found[count++] = id;
+  }
+  const now = new Set([...overlay].flatMap(([id, times]) => (times && within(times[0], times[1]) ? [id] : [])));
+  return rechecked(found.slice(0, count), overlay.keys(), now);
+}
+
 /** Those of `candidates` kept and within the window, sorted. */
-function held(times: Times, candidates: Int32Array, within: Within): Int32Array {
+function held({ starts, ends, overlay }: Times, candidates: Int32Array, within: Within): Int32Array {
   const found = new Int32Array(candidates.length);
   let count = 0;
-  let at = 0;
   for (const id of candidates) {
-    const patched = times.overlay.size ? times.overlay.get(id) : undefined;
+    const patched = overlay.size ? overlay.get(id) : undefined;
     if (patched !== undefined) {
       if (patched && within(patched[0], patched[1])) found[count++] = id;
-      continue;
-    }
-    at = lowerBound(times.ids, id, at);
-    if (times.ids[at] === id && within(times.starts[at], times.ends[at])) found[count++] = id;
+    } else if (id < starts.length && !Number.isNaN(starts[id]) && within(starts[id], ends[id])) found[count++] = id;
   }
   return found.slice(0, count);
 }
@@ -176,24 +189,14 @@ async function patched(db: Executor, events: () => Knex.QueryBuilder, times: Tim
 }
 
 /** The overlay folded into the arrays (new ones: a value may still be read by a list begun before). For the tests. */
-export function folded(times: Times): Times {
-  const length = times.ids.length;
-  const ids = new Int32Array(length + times.overlay.size);
-  const starts = new Float64Array(ids.length);
-  const ends = new Float64Array(ids.length);
-  const changes = [...times.overlay].sort(([a], [b]) => a - b);
-  let count = 0;
-  const keep = (id: number, start: number, end: number) => {
-    ids[count] = id;
-    starts[count] = start;
-    ends[count++] = end;
-  };
-  let i = 0;
-  for (const [id, value] of changes) {
-    for (; i < length && times.ids[i] < id; i++) keep(times.ids[i], times.starts[i], times.ends[i]);
-    if (i < length && times.ids[i] === id) i++;
-    if (value) keep(id, value[0], value[1]);
+export function folded({ starts, ends, overlay }: Times): Times {
+  const size = Math.max(starts.length, ...[...overlay.keys()].map((id) => id + 1));
+  const times = { starts: new Float64Array(size).fill(Number.NaN), ends: new Float64Array(size).fill(Number.NaN) };
+  times.starts.set(starts);
+  times.ends.set(ends);
+  for (const [id, value] of overlay) {
+    times.starts[id] = value ? value[0] : Number.NaN;
+    times.ends[id] = value ? value[1] : Number.NaN;
   }
-  for (; i < length; i++) keep(times.ids[i], times.starts[i], times.ends[i]);
-  return { ids: ids.slice(0, count), starts: starts.slice(0, count), ends: ends.slice(0, count), overlay: new Map() };
+  return { ...times, overlay: new Map() };
 }
