@@ -232,8 +232,8 @@ function countedEvents(db: Executor, filters: EventFilters): CountedIds | undefi
  * its other filters keep tested against the times of the events they keep, held in memory (times.ts). Testing each
  * event of the window against a bound set of 50 000 ids in SQL costs several times more, and testing each link of a
  * common category (and looking up its event) more still. Without the times (a caller who reads only some events,
- * a venue's list, times not plain), the ids of the window are read (a few thousand to hundreds of thousands, read back in one text)
- * and intersected too. Exported for the tests.
+ * a venue's list, times not plain), the ids of the window are read (a few thousand to hundreds of thousands, read
+ * back in one text) and intersected too. Exported for the tests.
  */
 export async function countedFromSets(db: Executor, f: EventFilters, matches?: Int32Array): Promise<Int32Array> {
   let ids = matches;

@@ -45,8 +45,8 @@ const MAX_OVERLAY = 2_000;
 
 /**
  * Those of `candidates` (sorted ids; every event when none are given) that `events` (a query of `events as e` with
- * the list's other filters) keeps and whose times fall within `bounds`, sorted; undefined when a bound is not a plain UTC time, or when an event's
- * time is not (the database then decides).
+ * the list's other filters) keeps and whose times fall within `bounds`, sorted; undefined when a bound is not a
+ * plain UTC time, or an event's time is not, or the ids are too sparse (the database then decides).
  */
 export async function inWindow(
   db: Executor,
