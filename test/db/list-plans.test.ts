@@ -230,7 +230,7 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     expect(counted).toEqual(queried.sort((a, b) => a - b));
   });
 
-  it("counts a common word or a window alone, never asked before, from the events' times, reading no window", async () => {
+  it("counts a common word or a window alone, never asked before, from the events' times", async () => {
     const search = (await prepareSearch(database.db, 'event', fixture.searchWord, 'en')) as SearchQuery;
     await countedFromSets(database.db, { ...window, search }, search.ids as Int32Array); // the times read once
     const windows: Array<Partial<EventFilters>> = [
