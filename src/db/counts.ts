@@ -192,7 +192,7 @@ function spliced(ids: Int32Array, out: number[], added: number[]): Int32Array {
 }
 
 /** The first index from `from` of the sorted `ids` whose id is not below `id`. */
-export function lowerBound(ids: Int32Array, id: number, from: number): number {
+function lowerBound(ids: Int32Array, id: number, from: number): number {
   let low = from;
   let high = ids.length;
   while (low < high) {

@@ -61,7 +61,7 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
       // a value being made at this version is the one this call would make: the same data, read once
       const making = store.making.get(key);
       if (making?.version === version) return making.value;
-      const value = made(db, store, key, version, known, compute, update, at);
+      const value = made(db, store, { key, version, known, compute, update, at });
       store.making.set(key, { version, value });
       try {
         return await value;
@@ -71,16 +71,9 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
     },
   };
 
-  async function made(
-    db: Executor,
-    store: Store<T>,
-    key: string,
-    version: number,
-    known: Entry<T> | undefined,
-    compute: () => Promise<T>,
-    update: Update<T> | undefined,
-    at: Standing | undefined,
-  ): Promise<T> {
+  /** The value of `key` at `version`, updated from `known` or computed, then kept within the limits. */
+  async function made(db: Executor, store: Store<T>, asked: Asked<T>): Promise<T> {
+    const { key, version, known, compute, update, at } = asked;
     // read before the value is made, as the version: it is then at least as new as both
     const position = update ? (at?.position ?? (await latestPosition(db))) : 0;
     const updated = known && update ? await update(known.value, known.position) : undefined;
@@ -101,6 +94,16 @@ export function memo<T>(weigh: (value: T) => number, { entries, budget }: MemoLi
     store.weight += weight;
     return value;
   }
+}
+
+/** What a call of `get` asks for, with the entry it found (of an older version). */
+interface Asked<T> {
+  key: string;
+  version: number;
+  known: Entry<T> | undefined;
+  compute: () => Promise<T>;
+  update: Update<T> | undefined;
+  at: Standing | undefined;
 }
 
 /** A database's memoised values, their total weight, and the values being made (at the version they are made at). */

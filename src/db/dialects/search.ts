@@ -14,13 +14,9 @@ export function narrowsWithFts(db: Executor): boolean {
   return !isPostgres(db);
 }
 
-/**
- * SQL gathering the values of `column` (integers, or an expression of them), unique already, into one
- * comma-separated text; in the order of `orderBy` when given.
- */
-export function idsAsText(db: Executor, column: string, orderBy?: string): string {
-  const order = orderBy ? ` order by ${orderBy}` : '';
-  return isPostgres(db) ? `string_agg(${column}::text, ','${order})` : `group_concat(${column}, ','${order})`;
+/** SQL gathering the values of `column` (integers, or an expression of them) into one comma-separated text. */
+export function idsAsText(db: Executor, column: string): string {
+  return isPostgres(db) ? `string_agg(${column}::text, ',')` : `group_concat(${column})`;
 }
 
 /**
