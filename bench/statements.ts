@@ -3,6 +3,8 @@
  * database `bench/seed-database.ts` seeded, against the service run in this process, with every statement the
  * drivers run timed (better-sqlite3's statement runs; PostgreSQL's round trips, queueing included). Prints the
  * statements by total time, their text with the bound values left out: where a scenario's database time goes.
+ * `COLD=name,…` (bench/cold.ts's names, `list search` say) runs those cold queries one at a time instead, SECONDS of
+ * each after one untimed request (the first of its kind may read what later ones find memoised).
  */
 import fs from 'node:fs';
 import type { Server } from 'node:http';
@@ -16,6 +18,7 @@ import { createHttpServer } from '../src/http/request-classes';
 import { loadSpec } from '../src/http/spec';
 import { createThrottle } from '../src/http/throttle';
 import { createLogger } from '../src/logger';
+import { coldQueries } from './cold';
 import { Mix } from './mix';
 import type { Fixture } from './seed';
 
@@ -73,22 +76,40 @@ async function main(): Promise<void> {
   const server = await new Promise<Server>((resolve) => {
     const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
+  const port = (server.address() as { port: number }).port;
   timeStatements();
   const started = performance.now();
-  const r = await new Mix(fixture).run([(server.address() as { port: number }).port], 10, Number(seconds));
+  const done = process.env.COLD
+    ? await runCold(port, fixture, process.env.COLD.split(','), Number(seconds))
+    : await runMix(port, fixture, Number(seconds));
   const wall = performance.now() - started;
   server.close();
   await db.destroy();
   const total = [...timings.values()].reduce((sum, t) => sum + t.ms, 0);
-  console.log(
-    `${(r.requests / r.seconds).toFixed(0)} req/s, ${r.writes} writes; statements ${total.toFixed(0)} ms of ` +
-      `${wall.toFixed(0)} ms wall`,
-  );
+  console.log(`${done}; statements ${total.toFixed(0)} ms of ${wall.toFixed(0)} ms wall`);
   for (const [sql, t] of [...timings].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
     const share = ((100 * t.ms) / total).toFixed(1).padStart(5);
     console.log(`${share} %  ${t.runs} runs, mean ${(t.ms / t.runs).toFixed(2)} ms, max ${t.max.toFixed(0)} ms`);
     console.log(`         ${sql}`);
   }
+}
+
+async function runMix(port: number, fixture: Fixture, seconds: number): Promise<string> {
+  const r = await new Mix(fixture).run([port], 10, seconds);
+  return `${(r.requests / r.seconds).toFixed(0)} req/s, ${r.writes} writes`;
+}
+
+/** The named cold queries, one request at a time; the statements of each one's first request are not counted. */
+async function runCold(port: number, fixture: Fixture, names: string[], seconds: number): Promise<string> {
+  let requests = 0;
+  for (const query of coldQueries(fixture, Date.now()).filter((q) => names.includes(q.name))) {
+    const ask = async (k: number) => (await fetch(`http://127.0.0.1:${port}${query.path(k)}`)).arrayBuffer();
+    await ask(0);
+    timings.clear();
+    const until = performance.now() + seconds * 1000;
+    for (let k = 1; performance.now() < until; k++, requests++) await ask(k);
+  }
+  return `${requests} cold requests`;
 }
 
 main().catch((err: unknown) => {

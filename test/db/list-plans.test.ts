@@ -258,11 +258,12 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     }
   });
 
-  // many members are found by walking the window in list order, few are looked up by id
+  // many members: a page near the start read by id from their times, a deep one by walking the window in list
+  // order; few members are looked up by id
   it.each([
-    ['a word every event has (walked, all members)', 'doors', {}, 'many'],
+    ['a word every event has (many members)', 'doors', {}, 'many'],
     [
-      'a word every event has, in common categories, at any date (walked)',
+      'a word every event has, in common categories, at any date (many members)',
       'doors',
       { statuses: ALL, categoryIds: [1, 2, 3], startFrom: '2000-01-01 00:00:00', endTo: '2100-12-31 23:59:59' },
       'many',
@@ -298,6 +299,9 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
           total: Number(total),
         });
         expect(sql.filter((text) => /json_each|string_to_array/.test(text))).toEqual([]);
+        // a page near the start is read by id from the members' times, the window not walked
+        const walked = sql.filter((text) => /^select [`"]e[`"]\.[`"]post_id[`"] as [`"]id[`"] from/.test(text));
+        if (offset + limit <= 1000) expect(walked).toEqual([]);
       }
     },
   );

@@ -3,7 +3,7 @@
  * that order as the times' text does, and brought up to date through an overlay folded into new arrays.
  */
 import fc from 'fast-check';
-import { folded, parsedTimes, timeValue, type Times } from '../../src/resources/events/times';
+import { earliestOf, folded, parsedTimes, timeValue, type Times } from '../../src/resources/events/times';
 
 const time = fc
   .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T23:59:59Z'), noInvalidDate: true })
@@ -24,8 +24,10 @@ it.each(['2030-01-01', '2030-01-01T10:00:00', '2030-01-01 10:00:00Z', ' 2030-01-
   (text) => expect(timeValue(text)).toBeUndefined(),
 );
 
-const byId = (times: Times) =>
-  [...times.starts].flatMap((start, id) => (Number.isNaN(start) ? [] : [[id, start, times.ends[id]]]));
+const byId = ({ spans }: Times) =>
+  Array.from({ length: spans.length / 2 }, (_, id) => [id, spans[2 * id], spans[2 * id + 1]]).filter(
+    ([, start]) => !Number.isNaN(start),
+  );
 
 it('parses ids and times, and refuses times not plain or ids too sparse to index by', () => {
   const text = '17,2031-12-31 23:59:59,2032-01-01 00:00:00,3,2030-01-01 10:00:00,2030-01-01 11:00:00';
@@ -33,7 +35,7 @@ it('parses ids and times, and refuses times not plain or ids too sparse to index
     [3, 20300101100000, 20300101110000],
     [17, 20311231235959, 20320101000000],
   ]);
-  expect(parsedTimes('')?.starts.length).toBe(0);
+  expect(parsedTimes('')?.spans.length).toBe(0);
   expect(parsedTimes('3,2030-01-01 10:00,2030-01-01 11:00:00')).toBeUndefined();
   expect(parsedTimes('3,2030-01-01 10:00:00')).toBeUndefined();
   expect(parsedTimes('5000,2030-01-01 10:00:00,2030-01-01 11:00:00')).toBeUndefined();
@@ -63,4 +65,29 @@ it('folds the overlay into arrays that hold what the overlay and the arrays toge
     ),
     { seed: 11, numRuns: 400 },
   );
+});
+
+it("keeps, of a list's members, every one that may be among its first, and none that cannot", () => {
+  const spans = fc.array(fc.tuple(fc.nat({ max: 120 }), fc.option(fc.nat({ max: 30 }))), { maxLength: 160 });
+  fc.assert(
+    fc.property(spans, fc.array(fc.nat({ max: 40 })), fc.integer({ min: 1, max: 100 }), (rows, patches, count) => {
+      // ties are common (starts among 31 values); some members are read again since, into the overlay
+      const base = rows.flatMap(([id, start]) => (start === null ? [] : [[id, start] as const]));
+      const read = parsedTimes(base.map(([id, s]) => `${id},${text(stamp(s))},${text(stamp(s + 1))}`).join(','));
+      const overlay = new Map(patches.map((id) => [id, [stamp(id % 7), stamp(id % 7)] as const]));
+      const start = new Map([...new Map(base)].map(([id, s]) => [id, stamp(s)]));
+      for (const [id, [s]] of overlay) start.set(id, s);
+      const members = Int32Array.from([...start.keys()].sort((a, b) => a - b));
+      const kept = earliestOf({ ...(read as Times), overlay }, members, count) as Int32Array;
+      // in list order (start, then any order among ties): the first `count` are kept, and nothing starting later
+      const ordered = [...members].sort((a, b) => (start.get(a) as number) - (start.get(b) as number));
+      const last = start.get(ordered[Math.min(count, ordered.length) - 1]);
+      expect([...kept].sort((a, b) => a - b)).toEqual(
+        ordered.filter((id) => start.get(id) <= last!).sort((a, b) => a - b),
+      );
+    }),
+    { seed: 13, numRuns: 500 },
+  );
+  const times = parsedTimes(`1,${text(stamp(1))},${text(stamp(2))}`) as Times;
+  expect(earliestOf(times, Int32Array.from([1, 2]), 1)).toBeUndefined(); // a member not held: the walk decides
 });

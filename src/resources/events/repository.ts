@@ -12,7 +12,7 @@ import {
   type SearchQuery,
 } from '../../search/predicate';
 import { venuesInBox } from '../../db/geo';
-import { inWindow, type TimeBounds } from './times';
+import { earliest, inWindow, type TimeBounds } from './times';
 import {
   bindingsKey,
   countedIds,
@@ -168,11 +168,20 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
     const rows: EventRow[] = await window.page().whereIn('e.post_id', Array.from(members)).limit(limit).offset(offset);
     return { rows: rows.map(normalise), total };
   }
-  const ids = await walkedIds(window, members, Math.min(offset + limit, total));
+  const wanted = Math.min(offset + limit, total);
+  const first = await timedFirst(db, f, members, wanted);
+  if (first && first.length <= MAX_BOUND) {
+    const rows: EventRow[] = await window.page().whereIn('e.post_id', Array.from(first)).limit(limit).offset(offset);
+    return { rows: rows.map(normalise), total };
+  }
+  const ids = await walkedIds(window, members, wanted);
   if (!ids) return undefined;
   const rows: EventRow[] = await window.page().whereIn('e.post_id', ids.slice(offset));
   return { rows: rows.map(normalise), total };
 }
+
+/** The most ids a page among members binds when it reads its candidates by id. */
+const MAX_BOUND = 1_000;
 
 /** The first `wanted` of `members` in the window's list order, found by walking it; undefined past `MAX_WALK`. */
 async function walkedIds(window: ListQueries, members: Int32Array, wanted: number) {
@@ -256,13 +265,24 @@ export async function countedFromSets(db: Executor, f: EventFilters, matches?: I
  * would hold a place among the times kept.
  */
 function timedIds(db: Executor, f: EventFilters, candidates?: Int32Array): Promise<Int32Array | undefined> {
+  const timed = timedQuery(db, f);
+  return timed ? inWindow(db, timed.kept, timed.bounds, candidates) : Promise.resolve(undefined);
+}
+
+/** Of a list's `members`, those that may be its first `count` (times.ts `earliest`); undefined as `timedIds`. */
+function timedFirst(db: Executor, f: EventFilters, members: Int32Array, count: number) {
+  const timed = timedQuery(db, f);
+  return timed ? earliest(db, timed.kept, members, count) : Promise.resolve(undefined);
+}
+
+/** The window of a list and the query of the events its other filters keep, when their times are held. */
+function timedQuery(db: Executor, f: EventFilters) {
   const narrowed = f.venueIds ?? f.organizerIds ?? f.include ?? f.postParent ?? f.featured ?? f.readable;
-  if (narrowed !== undefined) return Promise.resolve(undefined);
+  if (narrowed !== undefined) return undefined;
   const others = { ...f, search: undefined, categoryIds: undefined, tagIds: undefined };
   const { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter, ...timeless } = others;
   const bounds = { startFrom, endTo, startsBefore, startsAfter, endsBefore, endsAfter };
-  const kept = () => applyFilters(db, eventsOf(db, timeless, LIST), timeless, LIST);
-  return inWindow(db, kept, bounds, candidates);
+  return { bounds, kept: () => applyFilters(db, eventsOf(db, timeless, LIST), timeless, LIST) };
 }
 
 /** The events linked to any of `terms`: a set brought up to date like those of lists (the links are the event's). */

@@ -24,19 +24,18 @@ export interface TimeBounds {
 }
 
 /**
- * Events' times by id: `starts[id]` and `ends[id]` as numbers (`timeValue`), NaN for an event not kept (post ids are
- * dense: 16 bytes a post, less than a sorted list of ids and times would take, and no sort); an overlay holds later
- * reads.
+ * Events' times by id: `spans[2 * id]` the start and `spans[2 * id + 1]` the end, as numbers (`timeValue`), NaN for
+ * an event not kept (post ids are dense: 16 bytes a post, less than a sorted list of ids and times would take, and no
+ * sort; side by side, a look-up reads one line of memory); an overlay holds later reads.
  */
 export interface Times {
-  starts: Float64Array;
-  ends: Float64Array;
+  spans: Float64Array;
   /** Events read again after writes: their times, or null when they are no longer kept. */
   overlay: ReadonlyMap<number, readonly [number, number] | null>;
 }
 
 /** 48 MB holds the times of two million-event calendars (two classes of caller). */
-const kept = memo<Times>((t) => t.starts.byteLength * 2 + t.overlay.size * 64, { entries: 16, budget: 48_000_000 });
+const kept = memo<Times>((t) => t.spans.byteLength + t.overlay.size * 64, { entries: 16, budget: 48_000_000 });
 
 /** At most this many changes since the times were read are read one by one; more, and they are read again. */
 const MAX_PATCHED = 500;
@@ -61,6 +60,48 @@ export async function inWindow(
   return candidates ? held(times, candidates, within) : allWithin(times, within);
 }
 
+/**
+ * Of `members` (the ids a list counts, all within its window), those whose start is among the `count` earliest,
+ * ties kept: the first `count` members in list order (start, then publication, then id) are among them, so the page
+ * is read by id rather than found by walking the window. Undefined as `inWindow`, or when a member is not held.
+ */
+export async function earliest(
+  db: Executor,
+  events: () => Knex.QueryBuilder,
+  members: Int32Array,
+  count: number,
+): Promise<Int32Array | undefined> {
+  const times = await timesOf(db, events);
+  return times && earliestOf(times, members, count);
+}
+
+/** `earliest` with the times at hand. Exported for the tests. */
+export function earliestOf(times: Times, members: Int32Array, count: number): Int32Array | undefined {
+  const starts = new Float64Array(members.length);
+  for (let i = 0; i < members.length; i++) {
+    const patched = times.overlay.size ? times.overlay.get(members[i]) : undefined;
+    starts[i] = patched === undefined ? (times.spans[2 * members[i]] ?? Number.NaN) : (patched?.[0] ?? Number.NaN);
+    if (Number.isNaN(starts[i])) return undefined; // written since the members were found: the walk decides
+  }
+  if (members.length <= count) return members;
+  const last = smallest(starts, count);
+  return members.filter((_, i) => starts[i] <= last);
+}
+
+/** The `k`-th smallest of `values` (k ≥ 1): a sorted run of the k smallest kept while scanning, when k is small. */
+function smallest(values: Float64Array, k: number): number {
+  if (k > 64) return Float64Array.from(values).sort()[k - 1];
+  const best = Float64Array.from(values.subarray(0, k)).sort();
+  for (let i = k; i < values.length; i++) {
+    const value = values[i];
+    if (value >= best[k - 1]) continue;
+    let j = k - 1;
+    for (; j > 0 && best[j - 1] > value; j--) best[j] = best[j - 1];
+    best[j] = value;
+  }
+  return best[k - 1];
+}
+
 function timesOf(db: Executor, events: () => Knex.QueryBuilder): Promise<Times | undefined> {
   const { sql, bindings } = events().select('e.post_id').toSQL();
   const read = async () => (await readTimes(db, events())) ?? UNUSABLE;
@@ -71,7 +112,7 @@ function timesOf(db: Executor, events: () => Knex.QueryBuilder): Promise<Times |
 }
 
 /** Times read that are not plain UTC times, or ids too sparse to index by: the database decides. */
-const UNUSABLE: Times = { starts: new Float64Array(0), ends: new Float64Array(0), overlay: new Map() };
+const UNUSABLE: Times = { spans: new Float64Array(0), overlay: new Map() };
 
 /** The kept events' ids and times, read back as one text (a million rows would cost more one by one). */
 async function readTimes(db: Executor, events: Knex.QueryBuilder): Promise<Times | undefined> {
@@ -107,12 +148,12 @@ export function parsedTimes(text: string): Times | undefined {
   const [ids, starts, ends] = read;
   const size = ids.reduce((max, id) => Math.max(max, id + 1), 0);
   if (size > 2 * rows + 1024) return undefined;
-  const times = { starts: new Float64Array(size).fill(Number.NaN), ends: new Float64Array(size).fill(Number.NaN) };
+  const spans = new Float64Array(2 * size).fill(Number.NaN);
   for (let i = 0; i < rows; i++) {
-    times.starts[ids[i]] = starts[i];
-    times.ends[ids[i]] = ends[i];
+    spans[2 * ids[i]] = starts[i];
+    spans[2 * ids[i] + 1] = ends[i];
   }
-  return { ...times, overlay: new Map() };
+  return { spans, overlay: new Map() };
 }
 const COMMA = 44;
 const ZERO = 48;
@@ -145,25 +186,27 @@ function windowTest(bounds: TimeBounds): Within | undefined {
 }
 
 /** Every event kept and within the window, sorted: a walk of the arrays (a million posts in a few milliseconds). */
-function allWithin({ starts, ends, overlay }: Times, within: Within): Int32Array {
-  const found = new Int32Array(starts.length);
+function allWithin({ spans, overlay }: Times, within: Within): Int32Array {
+  const found = new Int32Array(spans.length / 2);
   let count = 0;
-  for (let id = 0; id < starts.length; id++) {
-    if (!Number.isNaN(starts[id]) && within(starts[id], ends[id])) found[count++] = id;
+  for (let id = 0; id < found.length; id++) {
+    if (!Number.isNaN(spans[2 * id]) && within(spans[2 * id], spans[2 * id + 1])) found[count++] = id;
   }
   const now = new Set([...overlay].flatMap(([id, times]) => (times && within(times[0], times[1]) ? [id] : [])));
   return rechecked(found.slice(0, count), overlay.keys(), now);
 }
 
 /** Those of `candidates` kept and within the window, sorted. */
-function held({ starts, ends, overlay }: Times, candidates: Int32Array, within: Within): Int32Array {
+function held({ spans, overlay }: Times, candidates: Int32Array, within: Within): Int32Array {
   const found = new Int32Array(candidates.length);
   let count = 0;
   for (const id of candidates) {
     const patched = overlay.size ? overlay.get(id) : undefined;
     if (patched !== undefined) {
       if (patched && within(patched[0], patched[1])) found[count++] = id;
-    } else if (id < starts.length && !Number.isNaN(starts[id]) && within(starts[id], ends[id])) found[count++] = id;
+    } else if (2 * id < spans.length && !Number.isNaN(spans[2 * id]) && within(spans[2 * id], spans[2 * id + 1])) {
+      found[count++] = id;
+    }
   }
   return found.slice(0, count);
 }
@@ -189,14 +232,13 @@ async function patched(db: Executor, events: () => Knex.QueryBuilder, times: Tim
 }
 
 /** The overlay folded into the arrays (new ones: a value may still be read by a list begun before). For the tests. */
-export function folded({ starts, ends, overlay }: Times): Times {
-  const size = Math.max(starts.length, ...[...overlay.keys()].map((id) => id + 1));
-  const times = { starts: new Float64Array(size).fill(Number.NaN), ends: new Float64Array(size).fill(Number.NaN) };
-  times.starts.set(starts);
-  times.ends.set(ends);
+export function folded({ spans, overlay }: Times): Times {
+  const size = Math.max(spans.length / 2, ...[...overlay.keys()].map((id) => id + 1));
+  const next = new Float64Array(2 * size).fill(Number.NaN);
+  next.set(spans);
   for (const [id, value] of overlay) {
-    times.starts[id] = value ? value[0] : Number.NaN;
-    times.ends[id] = value ? value[1] : Number.NaN;
+    next[2 * id] = value ? value[0] : Number.NaN;
+    next[2 * id + 1] = value ? value[1] : Number.NaN;
   }
-  return { ...times, overlay: new Map() };
+  return { spans: next, overlay: new Map() };
 }
