@@ -80,10 +80,11 @@ it("keeps, of a list's members, every one that may be among its first, and none 
       const members = Int32Array.from([...start.keys()].sort((a, b) => a - b));
       const kept = earliestOf({ ...(read as Times), overlay }, members, count) as Int32Array;
       // in list order (start, then any order among ties): the first `count` are kept, and nothing starting later
-      const ordered = [...members].sort((a, b) => (start.get(a) as number) - (start.get(b) as number));
-      const last = start.get(ordered[Math.min(count, ordered.length) - 1]);
+      const startOf = (id: number) => start.get(id) as number;
+      const ordered = [...members].sort((a, b) => startOf(a) - startOf(b));
+      const last = startOf(ordered[Math.min(count, ordered.length) - 1]);
       expect([...kept].sort((a, b) => a - b)).toEqual(
-        ordered.filter((id) => start.get(id) <= last!).sort((a, b) => a - b),
+        ordered.filter((id) => startOf(id) <= last).sort((a, b) => a - b),
       );
     }),
     { seed: 13, numRuns: 500 },

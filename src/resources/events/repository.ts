@@ -153,10 +153,12 @@ const MAX_WALK = 32_768;
 /**
  * The page and total of a list searching for a common word, found from the list's members (its counted set,
  * memoised and brought up to date after writes). Few members (a common word in a category) are looked up by id and
- * sorted; many are found by walking the window's events in list order, ids only, each tested here against the
- * members, then the page's rows read by id. Paging in the query binds the match set, which the database makes into
- * a set of its own for each page (tens of thousands of ids: milliseconds), or on PostgreSQL scans for each event
- * walked. Undefined when the page lies too deep in the window for the walk to pay.
+ * sorted; of many, those that may be the page's are picked from the events' times held in memory (times.ts
+ * `earliest`) and looked up the same way; else (a deep page, times not held) they are found by walking the window's
+ * events in list order, ids only, each tested here against the members, then the page's rows read by id. Paging in
+ * the query binds the match set, which the database makes into a set of its own for each page (tens of thousands of
+ * ids: milliseconds), or on PostgreSQL scans for each event walked. Undefined when the page lies too deep in the
+ * window for the walk to pay.
  */
 async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedIds, limit: number, offset: number) {
   const members = await countedIds(db, counted);
