@@ -166,14 +166,15 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
   if (offset >= total) return { rows: [], total };
   // the members hold every filter: the window's alone orders them
   const window = listQueries(db, { ...f, search: undefined, categoryIds: undefined, tagIds: undefined });
-  if (fewMatches(members)) {
-    const rows: EventRow[] = await window.page().whereIn('e.post_id', Array.from(members)).limit(limit).offset(offset);
-    return { rows: rows.map(normalise), total };
-  }
   const wanted = Math.min(offset + limit, total);
-  const first = await timedFirst(db, f, members, wanted);
-  if (first && first.length <= MAX_BOUND) {
-    const rows: EventRow[] = await window.page().whereIn('e.post_id', Array.from(first)).limit(limit).offset(offset);
+  // few members are looked up by id, and so are those of many that the times say may be the page's, if few
+  const candidates = fewMatches(members) ? members : await timedFirst(db, f, members, wanted);
+  if (candidates && fewMatches(candidates)) {
+    const rows: EventRow[] = await window
+      .page()
+      .whereIn('e.post_id', Array.from(candidates))
+      .limit(limit)
+      .offset(offset);
     return { rows: rows.map(normalise), total };
   }
   const ids = await walkedIds(window, members, wanted);
@@ -181,9 +182,6 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
   const rows: EventRow[] = await window.page().whereIn('e.post_id', ids.slice(offset));
   return { rows: rows.map(normalise), total };
 }
-
-/** The most ids a page among members binds when it reads its candidates by id. */
-const MAX_BOUND = 1_000;
 
 /** The first `wanted` of `members` in the window's list order, found by walking it; undefined past `MAX_WALK`. */
 async function walkedIds(window: ListQueries, members: Int32Array, wanted: number) {
