@@ -4,7 +4,8 @@
  * drivers run timed (better-sqlite3's statement runs; PostgreSQL's round trips, queueing included). Prints the
  * statements by total time, their text with the bound values left out: where a scenario's database time goes.
  * `COLD=name,…` (bench/cold.ts's names, `list search` say) runs those cold queries one at a time instead, SECONDS of
- * each after one untimed request (the first of its kind may read what later ones find memoised).
+ * each after one untimed request (the first of its kind may read what later ones find memoised). `CREATES=1` runs the
+ * bench's `create` scenario instead (10 at a time, SECONDS after one untimed create).
  */
 import fs from 'node:fs';
 import type { Server } from 'node:http';
@@ -20,7 +21,7 @@ import { createThrottle } from '../src/http/throttle';
 import { createLogger } from '../src/logger';
 import { coldQueries } from './cold';
 import { Mix } from './mix';
-import type { Fixture } from './seed';
+import { ADMIN, type Fixture } from './seed';
 
 interface Timing {
   runs: number;
@@ -81,7 +82,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   const done = process.env.COLD
     ? await runCold(port, fixture, process.env.COLD.split(','), Number(seconds))
-    : await runMix(port, fixture, Number(seconds));
+    : process.env.CREATES
+      ? await runCreates(port, Number(seconds))
+      : await runMix(port, fixture, Number(seconds));
   const wall = performance.now() - started;
   server.close();
   await db.destroy();
@@ -97,6 +100,34 @@ async function main(): Promise<void> {
 async function runMix(port: number, fixture: Fixture, seconds: number): Promise<string> {
   const r = await new Mix(fixture).run([port], 10, seconds);
   return `${(r.requests / r.seconds).toFixed(0)} req/s, ${r.writes} writes`;
+}
+
+/** The bench's `create` scenario: POST /events with Basic auth, 10 at a time. */
+async function runCreates(port: number, seconds: number): Promise<string> {
+  const authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  const headers = { authorization, 'content-type': 'application/json' };
+  const until = performance.now() + seconds * 1000;
+  let created = 0;
+  const one = async (serial: number) => {
+    const body = JSON.stringify({
+      title: `Bench event ${serial}`,
+      start_date: '2030-01-01 10:00:00',
+      end_date: '2030-01-01 12:00:00',
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`, { method: 'POST', headers, body });
+    await res.arrayBuffer();
+    if (res.status === 201) created++;
+  };
+  let serial = 0;
+  await one(++serial);
+  timings.clear();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (performance.now() < until) await one(++serial);
+    }),
+  );
+  return `${created} created, ${((1000 * created) / (performance.now() - started)).toFixed(0)} /s`;
 }
 
 /** The named cold queries, one request at a time; the statements of each one's first request are not counted. */
