@@ -15,6 +15,7 @@ import { now } from '../domain/clock';
 import { isTruthyText } from '../core/flags';
 import { dependsOnNow, nextDayStart } from '../domain/dates';
 import { caller } from './auth';
+import { SECURITY_HEADERS } from './hardening';
 import { context } from './context';
 import { requestLanguage } from './language';
 import { carriesSecret } from './request-log';
@@ -132,10 +133,8 @@ async function stillExact(db: Executor, answer: Answer, at: Standing): Promise<b
 function replay(req: Request, res: Response, answer: Answer): void {
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   res.statusCode = 200;
-  // `req.fresh` as `send` reads it: `If-Modified-Since` against the kept `Last-Modified` when no `If-None-Match`
-  if (held(req.headers['if-none-match'], answer.etag) || req.fresh) {
-    res.statusCode = 304;
-    for (const name of ['Content-Type', 'Content-Length', 'Transfer-Encoding']) res.removeHeader(name);
+  if (unchanged(req, answer.etag)) {
+    notModified(res);
     res.end();
     return;
   }
@@ -240,6 +239,25 @@ function dateParameters(req: RequestLike, operation: Operation): Set<string> {
   }
   return names;
 }
+
+/**
+ * Whether the request's validators hold for an answer tagged `etag`: `If-None-Match` names it (`held`), else
+ * `If-Modified-Since` is not before its `Last-Modified` (`req.fresh`, as Express's `send` reads it).
+ */
+export function unchanged(req: Request, etag: string): boolean {
+  return held(req.headers['if-none-match'], etag) || req.fresh;
+}
+
+/**
+ * Makes the answer a 304: no content, so neither the headers that describe it nor those that govern how a document
+ * is shown (RFC 9110 §15.4.5; a cache keeps those of the answer it revalidates). Computed and kept answers alike.
+ */
+export function notModified(res: Response): void {
+  res.statusCode = 304;
+  for (const name of NOT_ON_304) res.removeHeader(name);
+}
+
+const NOT_ON_304 = ['Content-Type', 'Content-Length', 'Transfer-Encoding', ...SECURITY_HEADERS];
 
 /** JSON is what the request selects (`text/calendar` selects iCalendar: src/feeds/ical). */
 function wantsJson(accept: string | undefined): boolean {

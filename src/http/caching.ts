@@ -10,7 +10,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import type { Application, ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { held, keepAnswer } from './answer-cache';
+import { keepAnswer, notModified, unchanged } from './answer-cache';
 import { caller } from './auth';
 import { context } from './context';
 import { requestLanguage } from './language';
@@ -40,7 +40,7 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
       // `res.locals.noStore`: answers that must never be reused (the change feed moves on every write)
       cacheable(res, who || carriesSecret(req.originalUrl), res.locals.noStore ? 0 : maxAge);
       keepAnswer(req, res, body, tag);
-      if (held(req.headers['if-none-match'], tag)) res.status(304); // `send` then leaves the body out
+      if (unchanged(req, tag)) notModified(res); // `send` then leaves the body out
     } else {
       res.setHeader('Cache-Control', 'no-store');
     }

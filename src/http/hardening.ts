@@ -5,13 +5,26 @@
  */
 import cors from 'cors';
 import helmet from 'helmet';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 
 export const apiHeaders: RequestHandler = helmet({
   contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   crossOriginResourcePolicy: { policy: 'cross-origin' },
 });
+
+/**
+ * The headers `apiHeaders` sets, read off helmet once. They govern how a document is shown or shared, so a 304,
+ * which carries none, leaves them out (D151): a cache keeps those of the answer it revalidates.
+ */
+export const SECURITY_HEADERS: readonly string[] = headersSetBy(apiHeaders);
+
+function headersSetBy(middleware: RequestHandler): string[] {
+  const names: string[] = [];
+  const res = { setHeader: (name: string) => names.push(name), removeHeader: () => undefined };
+  void middleware({} as Request, res as unknown as Response, () => undefined);
+  return names;
+}
 
 export const docsHeaders: RequestHandler = helmet.contentSecurityPolicy({
   directives: {

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { REDACTED_PATHS } from '../../src/logger';
+import { SECURITY_HEADERS } from '../../src/http/hardening';
 
 describe.each(ENGINES)('caching and hardening on %s', (engine) => {
   let service: TestService;
@@ -44,6 +45,28 @@ describe.each(ENGINES)('caching and hardening on %s', (engine) => {
       .get(`${NS}/events/${e.id}`)
       .set('If-Modified-Since', first.headers['last-modified']);
     expect(since.status).toBe(304);
+  });
+
+  it('answers 304 with what guides caches and CORS, not the headers of a document (D151)', async () => {
+    const e = await event();
+    const url = `${NS}/events/${e.id}`;
+    const origin = 'https://app.example.org';
+    // another spelling of the same answer gives its ETag without keeping an answer for `url`
+    const { etag, 'last-modified': modified } = (await http(service).get(url).query({ i18n_language: 'en' })).headers;
+    const computed = await http(service).get(url).set('If-None-Match', etag).set('Origin', origin);
+    expect((await http(service).get(url)).headers.etag).toBe(etag); // now kept whole: the next 304s are replays
+    const replayed = await http(service).get(url).set('If-None-Match', etag).set('Origin', origin);
+    const since = await http(service).get(url).set('If-Modified-Since', modified).set('Origin', origin);
+    expect(SECURITY_HEADERS).toEqual(expect.arrayContaining(['Content-Security-Policy', 'X-Frame-Options']));
+    for (const res of [computed, replayed, since]) {
+      expect(res.status).toBe(304);
+      expect(res.headers).toMatchObject({ etag, 'last-modified': modified, 'access-control-allow-origin': '*' });
+      expect(res.headers).toMatchObject({ 'cache-control': 'public, max-age=30', vary: 'Authorization, Accept' });
+      expect(res.headers['x-request-id']).toBeDefined();
+      const present = [...SECURITY_HEADERS, 'Content-Type'].filter((name) => res.headers[name.toLowerCase()]);
+      expect(present).toEqual([]);
+      expect(Object.keys(res.headers).sort()).toEqual(Object.keys(computed.headers).sort());
+    }
   });
 
   it('varies the ETag by language and by caller, and never caches authenticated answers', async () => {
