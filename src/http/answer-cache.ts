@@ -248,6 +248,8 @@ export function unchanged(req: Request, etag: string): boolean {
   return held(req.headers['if-none-match'], etag) || req.fresh;
 }
 
+const NOT_ON_304 = ['Content-Type', 'Content-Length', 'Transfer-Encoding', ...SECURITY_HEADERS];
+
 /**
  * Makes the answer a 304: no content, so neither the headers that describe it nor those that govern how a document
  * is shown (RFC 9110 §15.4.5; a cache keeps those of the answer it revalidates). Computed and kept answers alike.
@@ -256,8 +258,6 @@ export function notModified(res: Response): void {
   res.statusCode = 304;
   for (const name of NOT_ON_304) res.removeHeader(name);
 }
-
-const NOT_ON_304 = ['Content-Type', 'Content-Length', 'Transfer-Encoding', ...SECURITY_HEADERS];
 
 /** JSON is what the request selects (`text/calendar` selects iCalendar: src/feeds/ical). */
 function wantsJson(accept: string | undefined): boolean {
