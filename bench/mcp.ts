@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 
 type Options = Parameters<typeof autocannon>[0];
 import { createDb } from '../src/db/knex';
-import { ADMIN, seed } from './seed';
+import { ADMIN_AUTH, seed } from './seed';
 
 const ROOT = path.resolve(__dirname, '..');
 const EVENTS = Number(process.env.BENCH_MCP_EVENTS ?? 10_000);
@@ -31,7 +31,7 @@ const CPU_REQUESTS = 400;
 const CPU_BLOCKS = 3;
 /** The unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const CLOCK_TICKS = 100;
-const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+const AUTH = ADMIN_AUTH;
 
 interface Rate {
   rps: number;

@@ -8,7 +8,7 @@
  * come from seeded generators. See bench/README.md and decisions D105–D106.
  */
 import autocannon from 'autocannon';
-import { ADJECTIVES, ADMIN, CITIES, NOUNS, random, type Fixture } from './seed';
+import { ADJECTIVES, ADMIN_AUTH, CITIES, NOUNS, random, type Fixture } from './seed';
 
 const NS = '/calendar/events/v1';
 /** `''` is the default language (English): most clients send none. */
@@ -135,7 +135,7 @@ const checkUrls = (id: number, listQuery: string) => [
   `${NS}/events?include=${id}${listQuery ? `&${listQuery}` : ''}`,
 ];
 
-const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+const AUTH = ADMIN_AUTH;
 const day = 24 * 3600_000;
 const wallClock = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 

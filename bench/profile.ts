@@ -13,7 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Mix } from './mix';
-import { ADMIN, type Fixture } from './seed';
+import { ADMIN_AUTH, type Fixture } from './seed';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIR = path.join(__dirname, 'results', 'profiles');
@@ -84,8 +84,7 @@ async function loadPath(port: number, target: string, seconds: string, method: s
     ...(body ? { 'content-type': 'application/json' } : {}),
     ...(JSON.parse(process.env.HEADERS ?? '{}') as Record<string, string>),
   };
-  if (method !== 'GET')
-    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  if (method !== 'GET') headers.authorization = ADMIN_AUTH;
   let serial = 0;
   const ids = (process.env.IDS ?? '1').split(','); // what `{n}` in PATH stands for, one picked per request
   // IF_NONE_MATCH=1: the ETag of the first id's answer in If-None-Match (the 304 path)

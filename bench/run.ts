@@ -21,7 +21,7 @@ import { createDb } from '../src/db/knex';
 import { type ColdMeasurement, coldQueries, measureCold } from './cold';
 import { MIN_DISTINCT_URLS, Mix, type MixResult, mixUrls, ZipfUrls } from './mix';
 import { capture, distinctUrls, load as loadSameBytes, meanBytes, percentOf } from './same-bytes';
-import { ADMIN, seed, type Fixture } from './seed';
+import { ADMIN_AUTH, seed, type Fixture } from './seed';
 
 type Engine = 'sqlite' | 'postgres';
 /** The server's caches (representations, answers): on (the default) or off (`RENDER_CACHE=off ANSWER_CACHE=off`). */
@@ -378,8 +378,7 @@ async function measure(
 
 function requestHeaders(scenario: Scenario): Record<string, string> {
   const headers: Record<string, string> = scenario.body ? { 'content-type': 'application/json' } : {};
-  if (scenario.auth)
-    headers.authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+  if (scenario.auth) headers.authorization = ADMIN_AUTH;
   return headers;
 }
 

@@ -14,6 +14,8 @@ import { migrate } from '../src/db/migrate';
 import { createUser } from '../src/users/repository';
 
 export const ADMIN = { login: 'bench', password: 'bench-password' };
+/** The administrator's HTTP Basic `Authorization`, as every authenticated bench request sends it. */
+export const ADMIN_AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
 /** Series in the data: SERIES_LENGTH events in a row out of every SERIES_EVERY (10 %) are the occurrences of one. */
 const SERIES_EVERY = 100;
 const SERIES_LENGTH = 10;

@@ -21,7 +21,7 @@ import { createThrottle } from '../src/http/throttle';
 import { createLogger } from '../src/logger';
 import { coldQueries } from './cold';
 import { Mix } from './mix';
-import { ADMIN, type Fixture } from './seed';
+import { ADMIN_AUTH, type Fixture } from './seed';
 
 interface Timing {
   runs: number;
@@ -104,8 +104,7 @@ async function runMix(port: number, fixture: Fixture, seconds: number): Promise<
 
 /** The bench's `create` scenario: POST /events with Basic auth, 10 at a time. */
 async function runCreates(port: number, seconds: number): Promise<string> {
-  const authorization = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
-  const headers = { authorization, 'content-type': 'application/json' };
+  const headers = { authorization: ADMIN_AUTH, 'content-type': 'application/json' };
   const until = performance.now() + seconds * 1000;
   let created = 0;
   const one = async (serial: number) => {

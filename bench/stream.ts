@@ -19,7 +19,7 @@ import path from 'node:path';
 import knex from 'knex';
 import { createDb } from '../src/db/knex';
 import { openStream, type SseStream } from '../test/support/sse';
-import { ADMIN, seed } from './seed';
+import { ADMIN_AUTH, seed } from './seed';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -30,7 +30,7 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as E
 const WRITES = Number(process.env.BENCH_STREAM_WRITES ?? 200);
 const IDLE = Number(process.env.BENCH_STREAM_IDLE ?? 1000);
 const IDLE_SECONDS = 10;
-const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
+const AUTH = ADMIN_AUTH;
 const children = new Set<ChildProcess>();
 
 async function freePort(): Promise<number> {
