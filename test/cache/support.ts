@@ -68,6 +68,20 @@ export async function read(node: Node, url: string, auth?: [string, string]) {
 }
 
 /**
+ * A read sent again with `etag` in `If-None-Match` (none: a plain read): its status and every header but those that
+ * differ from request to request (`Date`, `X-Request-Id`). A 304 carries the same headers with or without the
+ * caches (D151).
+ */
+export async function revalidate(node: Node, url: string, etag?: string, auth?: [string, string]) {
+  const req = request(node.server).get(url).set('Host', 'calendar.example.org');
+  if (etag) req.set('If-None-Match', etag);
+  if (auth) req.auth(...auth);
+  const res = await req;
+  const headers = Object.entries(res.headers).filter(([name]) => name !== 'date' && name !== 'x-request-id');
+  return { status: res.status, headers: Object.fromEntries(headers) as Record<string, string> };
+}
+
+/**
  * Reads each URL (with the role's credentials) on `warm`, then on a node started now whose memos start empty (all
  * it derives found from nothing), and expects the same status, headers and bytes of each.
  */
