@@ -20,6 +20,7 @@ import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Config } from '../config';
 import type { Db } from '../db/types';
 import { tableRateLimiter } from '../db/dialects/rate-limit';
+import { statement } from '../db/statements';
 
 export interface Throttle {
   /**
@@ -86,12 +87,13 @@ export function createThrottle(db: Db, config: Limits, schema?: string): Throttl
     },
     async blockedFor(login, address) {
       const k = keys(login, address);
-      const [pair, addr, ceiling] = await Promise.all([
-        counters.pair.get(k.pair),
-        counters.addr.get(k.addr),
-        ceilingFor(counters, k),
-      ]);
-      return Math.max(waitAt(pair, counters.pair.points), waitAt(addr, counters.addr.points), ceiling);
+      const { pair, addr, login: anywhere, known } = counters;
+      const named = { pair: pair.getKey(k.pair), addr: addr.getKey(k.addr), login: anywhere.getKey(k.login) };
+      const knownKey = known.getKey(k.pair);
+      const held = await liveCounters(db, [...Object.values(named), knownKey]);
+      // past its ceiling, the login may still be tried from a client it knows
+      const ceiling = held.has(knownKey) ? 0 : waitAt(held.get(named.login), anywhere.points);
+      return Math.max(waitAt(held.get(named.pair), pair.points), waitAt(held.get(named.addr), addr.points), ceiling);
     },
     async keyedRequest(appPasswordId) {
       const taken = await feedKeys.penalty(String(appPasswordId));
@@ -124,16 +126,34 @@ async function take(counters: Counters, k: Keys): Promise<number> {
   return waitOf(login);
 }
 
-/** Whether the login is over its ceiling for a client it does not know, and for how long. */
-async function ceilingFor(counters: Counters, k: Keys): Promise<number> {
-  const login = await counters.login.get(k.login);
-  if (waitAt(login, counters.login.points) === 0 || (await counters.known.get(k.pair))) return 0;
-  return waitAt(login, counters.login.points);
+/** A counter's row as the table holds it: points taken, and when they expire (ms; null: never). */
+interface Counted {
+  points: number;
+  expire: number | null;
 }
 
+/**
+ * The counters of `keys` whose window has not ended, read in one statement (a remembered credential asks on every
+ * request): what each limiter's `get` would read, one statement each.
+ */
+async function liveCounters(db: Db, keys: string[]): Promise<Map<string, Counted>> {
+  const rows = await LIVE_COUNTERS.all<{ key: string; points: unknown; expire: unknown }>(db, keys, Date.now());
+  const expiry = (expire: unknown) => (expire === null ? null : Number(expire));
+  return new Map(rows.map((row) => [row.key, { points: Number(row.points), expire: expiry(row.expire) }]));
+}
+
+const LIVE_COUNTERS = statement((db, keys: readonly string[], now: number) =>
+  db(TABLE)
+    .whereIn('key', keys)
+    .andWhere((live) => live.where('expire', '>', now).orWhereNull('expire'))
+    .select('key', 'points', 'expire'),
+);
+
 /** Seconds to wait once the counter is at its limit (the next attempt would exceed it), else 0. */
-function waitAt(res: RateLimiterRes | null, limit: number): number {
-  return res && res.consumedPoints >= limit ? waitOf(res) : 0;
+function waitAt(counted: Counted | undefined, limit: number): number {
+  if (!counted || counted.points < limit) return 0;
+  // as the limiter's `msBeforeNext`: a counter that never expires is a wait of a second
+  return counted.expire === null ? 1 : Math.max(1, Math.ceil(Math.max(counted.expire - Date.now(), 0) / 1000));
 }
 
 function waitOf(res: RateLimiterRes): number {
