@@ -141,6 +141,20 @@ export function intersection(a: Int32Array, b: Int32Array): Int32Array {
 }
 
 /**
+ * `intersection`, the very array it gave last time for the same two sets: the match set of a common word asked again
+ * with the same category is then one set, for which what is derived from it can be kept (times.ts gathers its
+ * members' times). One is kept per `a`, and neither set is kept alive by it.
+ */
+export function sameIntersection(a: Int32Array, b: Int32Array): Int32Array {
+  const last = lastIntersections.get(a);
+  if (last && last.b.deref() === b) return last.both;
+  const both = intersection(a, b);
+  lastIntersections.set(a, { b: new WeakRef(b), both });
+  return both;
+}
+const lastIntersections = new WeakMap<Int32Array, { b: WeakRef<Int32Array>; both: Int32Array }>();
+
+/**
  * A set of counted ids brought up to date: only the records of its kind the feed names since are checked again.
  * The same set is kept when none of them moved in or out (a write elsewhere in the calendar).
  */

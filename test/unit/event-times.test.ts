@@ -3,7 +3,7 @@
  * that order as the times' text does, and brought up to date through an overlay folded into new arrays.
  */
 import fc from 'fast-check';
-import { earliestOf, folded, parsedTimes, timeValue, type Times } from '../../src/resources/events/times';
+import { earliestOf, folded, held, parsedTimes, timeValue, type Times } from '../../src/resources/events/times';
 
 const time = fc
   .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T23:59:59Z'), noInvalidDate: true })
@@ -91,4 +91,34 @@ it("keeps, of a list's members, every one that may be among its first, and none 
   );
   const times = parsedTimes(`1,${text(stamp(1))},${text(stamp(2))}`) as Times;
   expect(earliestOf(times, Int32Array.from([1, 2]), 1)).toBeUndefined(); // a member not held: the walk decides
+});
+
+it('finds the same members of a set within a window whether its spans were gathered before or not', () => {
+  // sets past a thousand members have their spans gathered and kept; the same set is asked again with new times
+  const set = fc.uniqueArray(fc.nat({ max: 2400 }), { minLength: 900, maxLength: 1300 });
+  const window = fc.tuple(fc.nat({ max: 60 }), fc.nat({ max: 60 }));
+  fc.assert(
+    fc.property(set, fc.array(fc.nat({ max: 2500 }), { maxLength: 30 }), window, (ids, changed, [from, to]) => {
+      const base = new Map(ids.filter((id) => id % 5 !== 0).map((id) => [id, stamp(id % 50)] as const));
+      const read = parsedTimes([...base].map(([id, s]) => `${id},${text(s)},${text(s + 1)}`).join(',')) as Times;
+      const candidates = Int32Array.from(ids).sort();
+      const within = (start: number, end: number) => start >= stamp(from) && end <= stamp(to) + 1;
+      const model = (starts: Map<number, number>) =>
+        [...candidates].filter(
+          (id) => starts.has(id) && within(starts.get(id) as number, (starts.get(id) as number) + 1),
+        );
+      for (let ask = 0; ask < 2; ask++) expect([...held(read, candidates, within)]).toEqual(model(base));
+      // a write: some events read again into the overlay (null: no longer kept), the others as they were
+      const overlay = new Map(
+        changed.map((id) => [id, id % 3 ? ([stamp(id % 40), stamp(id % 40) + 1] as const) : null]),
+      );
+      const now = new Map(base);
+      for (const [id, span] of overlay) {
+        if (span) now.set(id, span[0]);
+        else now.delete(id);
+      }
+      for (let ask = 0; ask < 2; ask++) expect([...held({ ...read, overlay }, candidates, within)]).toEqual(model(now));
+    }),
+    { seed: 17, numRuns: 300, endOnFailure: true },
+  );
 });

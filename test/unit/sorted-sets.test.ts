@@ -3,7 +3,7 @@
  * equal the set found again, whatever records moved in or out.
  */
 import fc from 'fast-check';
-import { holds, intersection, rechecked } from '../../src/db/counts';
+import { holds, intersection, rechecked, sameIntersection } from '../../src/db/counts';
 
 const sortedSet = (values: number[]) => Int32Array.from(new Set(values)).sort();
 
@@ -30,4 +30,14 @@ it('splices the records that moved in or out, and keeps the same set when none d
 it('intersects two sorted sets', () => {
   expect([...intersection(sortedSet([1, 3, 5, 7, 9]), sortedSet([2, 3, 4, 9, 10]))]).toEqual([3, 9]);
   expect([...intersection(sortedSet([]), sortedSet([1]))]).toEqual([]);
+});
+
+it('gives the same intersection array for the same two sets, and a new one for another second set', () => {
+  const [a, b, c] = [sortedSet([1, 2, 3, 4]), sortedSet([2, 4, 6]), sortedSet([1, 3])];
+  const first = sameIntersection(a, b);
+  expect([...first]).toEqual([2, 4]);
+  expect(sameIntersection(a, b)).toBe(first);
+  expect([...sameIntersection(a, c)]).toEqual([1, 3]);
+  expect(sameIntersection(a, sortedSet([2, 4, 6]))).not.toBe(first); // equal, but another set: its own array
+  expect([...sameIntersection(b, a)]).toEqual([2, 4]);
 });

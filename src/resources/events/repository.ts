@@ -18,6 +18,7 @@ import {
   countedIds,
   holds,
   intersection,
+  sameIntersection,
   listTotal,
   selectedIds,
   setTotal,
@@ -152,9 +153,9 @@ const MAX_WALK = 32_768;
 
 /**
  * The page and total of a list searching for a common word, found from the list's members (its counted set,
- * memoised and brought up to date after writes). Few members (a common word in a category) are looked up by id and
- * sorted; of many, those that may be the page's are picked from the events' times held in memory (times.ts
- * `earliest`) and looked up the same way; else (a deep page, times not held) they are found by walking the window's
+ * memoised and brought up to date after writes). Those that may be the page's are picked from the events' times held
+ * in memory (times.ts `earliest`) and looked up by id and sorted, as are few members when the times are not held
+ * (a common word in a venue's list); else (a deep page, many members) they are found by walking the window's
  * events in list order, ids only, each tested here against the members, then the page's rows read by id. Paging in
  * the query binds the match set, which the database makes into a set of its own for each page (tens of thousands of
  * ids: milliseconds), or on PostgreSQL scans for each event walked. Undefined when the page lies too deep in the
@@ -167,8 +168,9 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
   // the members hold every filter: the window's alone orders them
   const window = listQueries(db, { ...f, search: undefined, categoryIds: undefined, tagIds: undefined });
   const wanted = Math.min(offset + limit, total);
-  // few members are looked up by id, and so are those of many that the times say may be the page's, if few
-  const candidates = fewMatches(members) ? members : await timedFirst(db, f, members, wanted);
+  // even a thousand members bound in the page's query cost the database milliseconds: the times narrow them first
+  const picked = members.length > wanted ? await timedFirst(db, f, members, wanted) : undefined;
+  const candidates = picked ?? (fewMatches(members) ? members : undefined);
   if (candidates && fewMatches(candidates)) {
     const rows: EventRow[] = await window
       .page()
@@ -249,7 +251,7 @@ export async function countedFromSets(db: Executor, f: EventFilters, matches?: I
   for (const terms of [f.categoryIds, f.tagIds]) {
     if (!terms) continue;
     const linked = await countedIds(db, linkedEvents(db, terms));
-    ids = ids ? intersection(ids, linked) : linked;
+    ids = ids ? sameIntersection(ids, linked) : linked;
   }
   const found = await timedIds(db, f, ids);
   if (found) return found;

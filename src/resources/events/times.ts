@@ -165,7 +165,7 @@ export function timeValue(time: string): number | undefined {
   return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(time) ? Number(time.replace(/\D/g, '')) : undefined;
 }
 
-type Within = (start: number, end: number) => boolean;
+export type Within = (start: number, end: number) => boolean;
 
 /** The window's conditions on a start and an end, as the list query's (`applyFilters`); undefined as `inWindow`. */
 function windowTest(bounds: TimeBounds): Within | undefined {
@@ -196,20 +196,71 @@ function allWithin({ spans, overlay }: Times, within: Within): Int32Array {
   return rechecked(found.slice(0, count), overlay.keys(), now);
 }
 
-/** Those of `candidates` kept and within the window, sorted. */
-function held({ spans, overlay }: Times, candidates: Int32Array, within: Within): Int32Array {
+/** Those of `candidates` kept and within the window, sorted. Exported for the tests. */
+export function held(times: Times, candidates: Int32Array, within: Within): Int32Array {
+  const spans = spansOf(times, candidates);
   const found = new Int32Array(candidates.length);
   let count = 0;
-  for (const id of candidates) {
-    const patched = overlay.size ? overlay.get(id) : undefined;
-    if (patched !== undefined) {
-      if (patched && within(patched[0], patched[1])) found[count++] = id;
-    } else if (2 * id < spans.length && !Number.isNaN(spans[2 * id]) && within(spans[2 * id], spans[2 * id + 1])) {
-      found[count++] = id;
-    }
+  for (let i = 0; i < candidates.length; i++) {
+    const start = spans[2 * i];
+    if (!Number.isNaN(start) && within(start, spans[2 * i + 1])) found[count++] = candidates[i];
   }
   return found.slice(0, count);
 }
+
+/**
+ * The spans of `candidates` side by side in their order (NaN: not kept). A common word's 50 000 matches lie
+ * scattered over a million events' 16 MB of spans, a read of memory each (2–3 ms); gathered once, every other window
+ * asked of the same set (a memoised match set) and times walks 800 KB in order. Large sets are kept, least recently
+ * used dropped first within `GATHERED_BYTES`, until a write brings new times or a new set.
+ */
+function spansOf(times: Times, candidates: Int32Array): Float64Array {
+  const known = gathered.get(candidates);
+  if (known) gathered.delete(candidates); // most recently used last
+  if (known?.times.deref() === times) {
+    gathered.set(candidates, known);
+    return known.spans;
+  }
+  if (known) gatheredBytes -= gatheredWeight(candidates);
+  const spans = gather(times, candidates);
+  if (candidates.length < MIN_GATHERED || gatheredWeight(candidates) > GATHERED_BYTES) return spans;
+  gathered.set(candidates, { times: new WeakRef(times), spans });
+  gatheredBytes += gatheredWeight(candidates);
+  for (const [set] of gathered) {
+    if (gatheredBytes <= GATHERED_BYTES) break;
+    gathered.delete(set);
+    gatheredBytes -= gatheredWeight(set);
+  }
+  return spans;
+}
+
+function gather({ spans, overlay }: Times, candidates: Int32Array): Float64Array {
+  const into = new Float64Array(2 * candidates.length).fill(Number.NaN);
+  for (let i = 0; i < candidates.length; i++) {
+    const id = candidates[i];
+    const patched = overlay.size ? overlay.get(id) : undefined;
+    if (patched === undefined) {
+      into[2 * i] = spans[2 * id] ?? Number.NaN; // past the arrays' end: an event not held
+      into[2 * i + 1] = spans[2 * id + 1] ?? Number.NaN;
+    } else if (patched) {
+      into[2 * i] = patched[0];
+      into[2 * i + 1] = patched[1];
+    }
+  }
+  return into;
+}
+
+/**
+ * Gathered spans of large sets, by set: 8 MB holds those of eight common words' 50 000 matches, with the sets. The
+ * times they were read from are held weakly: times the memo let go (16 MB at a million events) are not kept alive.
+ */
+const gathered = new Map<Int32Array, { times: WeakRef<Times>; spans: Float64Array }>();
+let gatheredBytes = 0;
+const GATHERED_BYTES = 8_000_000;
+/** Smaller sets are not kept: their scattered reads cost little. */
+const MIN_GATHERED = 1_000;
+/** The spans (16 bytes a member) and the set they keep alive (4). */
+const gatheredWeight = (set: Int32Array) => set.length * 20;
 
 /** The times brought up to date: the events the feed names since are read again into the overlay. */
 async function patched(db: Executor, events: () => Knex.QueryBuilder, times: Times, since: number) {
