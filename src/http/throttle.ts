@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config';
 import type { Db } from '../db/types';
 import { tableRateLimiter } from '../db/dialects/rate-limit';
@@ -97,7 +97,7 @@ export function createThrottle(db: Db, config: Limits, schema?: string): Throttl
     },
     async keyedRequest(appPasswordId) {
       const taken = await feedKeys.penalty(String(appPasswordId));
-      return taken.consumedPoints > feedKeys.points ? waitOf(taken) : 0;
+      return taken.consumedPoints > feedKeys.points ? waitOf(taken.msBeforeNext) : 0;
     },
   };
 }
@@ -118,12 +118,12 @@ type Keys = Record<'pair' | 'addr' | 'login', string>;
  */
 async function take(counters: Counters, k: Keys): Promise<number> {
   const pair = await counters.pair.penalty(k.pair);
-  if (pair.consumedPoints > counters.pair.points) return waitOf(pair);
+  if (pair.consumedPoints > counters.pair.points) return waitOf(pair.msBeforeNext);
   const addr = await counters.addr.penalty(k.addr);
-  if (addr.consumedPoints > counters.addr.points) return waitOf(addr);
+  if (addr.consumedPoints > counters.addr.points) return waitOf(addr.msBeforeNext);
   const login = await counters.login.penalty(k.login);
   if (login.consumedPoints <= counters.login.points || (await counters.known.get(k.pair))) return 0;
-  return waitOf(login);
+  return waitOf(login.msBeforeNext);
 }
 
 /** A counter's row as the table holds it: points taken, and when they expire (ms; null: never). */
@@ -152,12 +152,13 @@ const LIVE_COUNTERS = statement((db, keys: readonly string[], now: number) =>
 /** Seconds to wait once the counter is at its limit (the next attempt would exceed it), else 0. */
 function waitAt(counted: Counted | undefined, limit: number): number {
   if (!counted || counted.points < limit) return 0;
-  // as the limiter's `msBeforeNext`: a counter that never expires is a wait of a second
-  return counted.expire === null ? 1 : Math.max(1, Math.ceil(Math.max(counted.expire - Date.now(), 0) / 1000));
+  // as the limiter's `msBeforeNext`: -1 for a counter that never expires
+  return waitOf(counted.expire === null ? -1 : Math.max(counted.expire - Date.now(), 0));
 }
 
-function waitOf(res: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+/** Whole seconds, at least one, for a limiter's `msBeforeNext`. */
+function waitOf(msBeforeNext: number): number {
+  return Math.max(1, Math.ceil(msBeforeNext / 1000));
 }
 
 /**

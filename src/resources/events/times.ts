@@ -6,6 +6,7 @@
  * names are read again into a small overlay, folded into the arrays when it grows.
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../db/types';
 import { toNumber } from '../../db/dialect';
 import { bindingsKey, rechecked } from '../../db/counts';
@@ -165,7 +166,7 @@ export function timeValue(time: string): number | undefined {
   return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(time) ? Number(time.replace(/\D/g, '')) : undefined;
 }
 
-export type Within = (start: number, end: number) => boolean;
+type Within = (start: number, end: number) => boolean;
 
 /** The window's conditions on a start and an end, as the list query's (`applyFilters`); undefined as `inWindow`. */
 function windowTest(bounds: TimeBounds): Within | undefined {
@@ -212,25 +213,13 @@ export function held(times: Times, candidates: Int32Array, within: Within): Int3
  * The spans of `candidates` side by side in their order (NaN: not kept). A common word's 50 000 matches lie
  * scattered over a million events' 16 MB of spans, a read of memory each (2–3 ms); gathered once, every other window
  * asked of the same set (a memoised match set) and times walks 800 KB in order. Large sets are kept, least recently
- * used dropped first within `GATHERED_BYTES`, until a write brings new times or a new set.
+ * used dropped first within a budget, until a write brings new times or a new set.
  */
 function spansOf(times: Times, candidates: Int32Array): Float64Array {
   const known = gathered.get(candidates);
-  if (known) gathered.delete(candidates); // most recently used last
-  if (known?.times.deref() === times) {
-    gathered.set(candidates, known);
-    return known.spans;
-  }
-  if (known) gatheredBytes -= gatheredWeight(candidates);
+  if (known?.times.deref() === times) return known.spans;
   const spans = gather(times, candidates);
-  if (candidates.length < MIN_GATHERED || gatheredWeight(candidates) > GATHERED_BYTES) return spans;
-  gathered.set(candidates, { times: new WeakRef(times), spans });
-  gatheredBytes += gatheredWeight(candidates);
-  for (const [set] of gathered) {
-    if (gatheredBytes <= GATHERED_BYTES) break;
-    gathered.delete(set);
-    gatheredBytes -= gatheredWeight(set);
-  }
+  if (candidates.length >= MIN_GATHERED) gathered.set(candidates, { times: new WeakRef(times), spans });
   return spans;
 }
 
@@ -251,16 +240,16 @@ function gather({ spans, overlay }: Times, candidates: Int32Array): Float64Array
 }
 
 /**
- * Gathered spans of large sets, by set: 8 MB holds those of eight common words' 50 000 matches, with the sets. The
- * times they were read from are held weakly: times the memo let go (16 MB at a million events) are not kept alive.
+ * Gathered spans of large sets, by set: 8 MB holds those of eight common words' 50 000 matches, with the sets (16
+ * bytes a member, and 4 for the set kept alive). The times they were read from are held weakly: times the memo let
+ * go (16 MB at a million events) are not kept alive.
  */
-const gathered = new Map<Int32Array, { times: WeakRef<Times>; spans: Float64Array }>();
-let gatheredBytes = 0;
-const GATHERED_BYTES = 8_000_000;
+const gathered = new LRUCache<Int32Array, { times: WeakRef<Times>; spans: Float64Array }>({
+  maxSize: 8_000_000,
+  sizeCalculation: (_gathered, set) => set.length * 20,
+});
 /** Smaller sets are not kept: their scattered reads cost little. */
 const MIN_GATHERED = 1_000;
-/** The spans (16 bytes a member) and the set they keep alive (4). */
-const gatheredWeight = (set: Int32Array) => set.length * 20;
 
 /** The times brought up to date: the events the feed names since are read again into the overlay. */
 async function patched(db: Executor, events: () => Knex.QueryBuilder, times: Times, since: number) {
