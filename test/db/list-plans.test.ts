@@ -258,6 +258,23 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
     }
   });
 
+  /** `listEvents`'s page and total, which must be the query's; the statements it ran. */
+  async function pagedAsQueried(f: EventFilters, limit: number, offset: number, total: number) {
+    const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => Number(row.id));
+    let listed = { rows: [] as Array<{ id: unknown }>, total: 0 };
+    const { sql } = await countQueries(async () => {
+      listed = await listEvents(database.db, f, limit, offset);
+    });
+    const paged = await listQueries(database.db, f).page().limit(limit).offset(offset);
+    expect({ limit, offset, ids: ids(listed.rows), total: listed.total }).toEqual({
+      limit,
+      offset,
+      ids: ids(paged),
+      total,
+    });
+    return sql;
+  }
+
   // many members: a page near the start read by id from their times, a deep one by walking the window in list
   // order; few members are looked up by id, those their times say may be the page's
   it.each([
@@ -276,7 +293,6 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
       const search = (await prepareSearch(database.db, 'event', word, 'en')) as SearchQuery;
       expect(fewMatches(search.ids as Int32Array)).toBe(false);
       const f: EventFilters = { ...window, ...narrower, search };
-      const ids = (rows: Array<{ id: unknown }>) => rows.map((row) => Number(row.id));
       const [{ total }] = (await listQueries(database.db, f).count()) as Array<{ total: unknown }>;
       expect(fewMatches({ length: Number(total) })).toBe(members === 'few');
       const pages = [
@@ -287,17 +303,7 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
         [10, Number(total) + 5],
       ];
       for (const [limit, offset] of pages) {
-        let listed = { rows: [] as Array<{ id: unknown }>, total: 0 };
-        const { sql } = await countQueries(async () => {
-          listed = await listEvents(database.db, f, limit, offset);
-        });
-        const paged = await listQueries(database.db, f).page().limit(limit).offset(offset);
-        expect({ limit, offset, ids: ids(listed.rows), total: listed.total }).toEqual({
-          limit,
-          offset,
-          ids: ids(paged),
-          total: Number(total),
-        });
+        const sql = await pagedAsQueried(f, limit, offset, Number(total));
         expect(sql.filter((text) => /json_each|string_to_array/.test(text))).toEqual([]);
         // a page near the start is read by id from the members' times, the window not walked
         const walked = sql.filter((text) => /^select [`"]e[`"]\.[`"]post_id[`"] as [`"]id[`"] from/.test(text));
@@ -309,6 +315,47 @@ describe.each(ENGINES)('list query plans on %s', (engine) => {
       }
     },
   );
+
+  // the events near a point, or of a venue or organizer: the members counted for the total tell the page by their
+  // times; for a caller who reads only some events (no times held), few members are looked up by id
+  it.each([
+    ['the venues near a point', 'near', 'times'],
+    ['the venues near a point, every status', 'near everything', 'times'],
+    ['a venue', 'venue', 'times'],
+    ['an organizer', 'organizer', 'times'],
+    ['the venues near a point, for an author', 'near, readable', 'members'],
+  ] as const)('pages the events of %s from its members as the query pages it', async (_n, shape, found) => {
+    const anyDate = { ...window, startFrom: '2000-01-01 00:00:00', endTo: '2100-12-31 23:59:59' };
+    const near = async () => venueIdsNear(database.db, { ...fixture.geoCenter, radiusKm: 25 });
+    const narrower: Record<typeof shape, () => Promise<Partial<EventFilters>>> = {
+      near: async () => ({ venueIds: await near() }),
+      'near everything': async () => ({ venueIds: await near(), statuses: ALL }),
+      venue: async () => ({ venueIds: [fixture.venueIds[3]] }),
+      organizer: async () => ({ organizerIds: [fixture.organizerIds[2]] }),
+      'near, readable': async () => ({ venueIds: await near(), readable: (q) => q.where('p.author_id', '>', 0) }),
+    };
+    const f: EventFilters = { ...anyDate, ...(await narrower[shape]()) };
+    const [{ total }] = (await listQueries(database.db, f).count()) as Array<{ total: unknown }>;
+    expect(Number(total)).toBeGreaterThan(60);
+    for (const [limit, offset] of [
+      [10, 0],
+      [50, 0],
+      [10, 40],
+      [25, Number(total) - 20],
+      [10, Number(total) + 5],
+    ]) {
+      const sql = await pagedAsQueried(f, limit, offset, Number(total));
+      // the page is read by id, not found by testing the window's events: from the times, the ids that may be its
+      // own; without them, its few members
+      if (offset >= Number(total)) continue;
+      const byIds = sql.filter((text) => /[`"]e[`"]\.[`"]post_id[`"] in \((\?|\$)/.test(text) && /limit/i.test(text));
+      const placeholders = byIds.map((text) => text.match(/\?|\$\d+/g)?.length ?? 0);
+      expect(byIds).toHaveLength(1);
+      if (found === 'times' && offset + limit < Number(total) / 2)
+        expect(placeholders[0]).toBeLessThan(Number(total) / 2);
+      if (found === 'members') expect(placeholders[0]).toBeGreaterThan(Number(total));
+    }
+  });
 
   it.each([
     ['venues', VENUES],

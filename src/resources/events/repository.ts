@@ -133,7 +133,8 @@ export async function listEvents(
   offset: number,
 ): Promise<{ rows: EventRow[]; total: number; counted?: CountedIds; toldByPage: boolean }> {
   const counted = countedEvents(db, f);
-  const walked = counted && manyMatches(f) ? await pageAmongMembers(db, f, counted, limit, offset) : undefined;
+  const amongMembers = counted && (manyMatches(f) || narrowedByPosts(f));
+  const walked = amongMembers ? await pageAmongMembers(db, f, counted, limit, offset) : undefined;
   const { page, count } = listQueries(db, f);
   const rows: EventRow[] = walked?.rows ?? (await page().limit(limit).offset(offset)).map(normalise);
   const toldByPage = totalOfPage(rows.length, limit, offset) !== undefined;
@@ -146,20 +147,28 @@ export async function listEvents(
 /** Whether the list searches for a word so common that its match set is bound as one value (search/predicate.ts). */
 const manyMatches = (f: EventFilters) => f.search?.ids !== undefined && !fewMatches(f.search.ids);
 
+/**
+ * Whether the list keeps the events of some venues (those near a point, say) or organizers: the database finds its
+ * page by walking the window in start order, each event tested (milliseconds at a million events, when the venues
+ * hold few of them), while the members counted for the total tell it by their times.
+ */
+const narrowedByPosts = (f: EventFilters) => f.venueIds !== undefined || f.organizerIds !== undefined;
+
 /** The first walk of the window for a page among members reads this many ids, each next one twice as many. */
 const FIRST_WALK = 256;
 /** Beyond this many events of the window before a page's last, the query pages (it binds the match set). */
 const MAX_WALK = 32_768;
 
 /**
- * The page and total of a list searching for a common word, found from the list's members (its counted set,
- * memoised and brought up to date after writes). Those that may be the page's are picked from the events' times held
- * in memory (times.ts `earliest`) and looked up by id and sorted, as are few members when the times are not held
- * (a common word in a venue's list); else (a deep page, many members) they are found by walking the window's
- * events in list order, ids only, each tested here against the members, then the page's rows read by id. Paging in
- * the query binds the match set, which the database makes into a set of its own for each page (tens of thousands of
- * ids: milliseconds), or on PostgreSQL scans for each event walked. Undefined when the page lies too deep in the
- * window for the walk to pay.
+ * The page and total of a list searching for a common word, or of some venues' or organizers' events, found from
+ * the list's members (its counted set, memoised and brought up to date after writes). Those that may be the page's
+ * are picked from the events' times held in memory (times.ts `earliest`) and looked up by id and sorted, as are few
+ * members when the times are not held (a caller who reads only some events); else, for a common word (a deep page,
+ * many members), they are found by walking the window's events in list order, ids only, each tested here against
+ * the members, then the page's rows read by id. Paging in the query binds the match set, which the database makes
+ * into a set of its own for each page (tens of thousands of ids: milliseconds), or on PostgreSQL scans for each
+ * event walked. Undefined when the page lies too deep in the window for the walk to pay, or when a list without a
+ * common word gains nothing from its members.
  */
 async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedIds, limit: number, offset: number) {
   const members = await countedIds(db, counted);
@@ -171,6 +180,8 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
   // even a thousand members bound in the page's query cost the database milliseconds: the times narrow them first
   const picked = members.length > wanted ? await timedFirst(db, f, members, wanted) : undefined;
   const candidates = picked ?? (fewMatches(members) ? members : undefined);
+  // a list of a few venues or organizers without its members' times: the database's page is as good as the walk
+  if (!manyMatches(f) && !(candidates && fewMatches(candidates))) return undefined;
   if (candidates && fewMatches(candidates)) {
     const rows: EventRow[] = await window
       .page()
@@ -271,9 +282,13 @@ function timedIds(db: Executor, f: EventFilters, candidates?: Int32Array): Promi
   return timed ? inWindow(db, timed.kept, timed.bounds, candidates) : Promise.resolve(undefined);
 }
 
-/** Of a list's `members`, those that may be its first `count` (times.ts `earliest`); undefined as `timedIds`. */
+/**
+ * Of a list's `members`, those that may be its first `count` (times.ts `earliest`); undefined as `timedIds`. The
+ * members are the venues' and organizers' already: the times of the events the list's other filters keep tell
+ * their order.
+ */
 function timedFirst(db: Executor, f: EventFilters, members: Int32Array, count: number) {
-  const timed = timedQuery(db, f);
+  const timed = timedQuery(db, { ...f, venueIds: undefined, organizerIds: undefined });
   return timed ? earliest(db, timed.kept, members, count) : Promise.resolve(undefined);
 }
 
