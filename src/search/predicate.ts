@@ -145,13 +145,13 @@ export function searchName(db: Executor, search: SearchQuery): string {
 type MatchSet = Int32Array;
 
 /**
- * Match sets, memoised and brought up to date after writes, weighed in bytes: 4 an id, and a set bound as one value
- * keeps its text too (db/dialects/search.ts, up to 8 bytes an id). 48 MB in all holds 4 M ids of large sets, enough
- * for the common words of a million events in three languages.
+ * Match sets, memoised and brought up to date after writes, weighed in bytes (4 an id; the text of a set bound as
+ * one value is kept apart, db/dialects/search.ts). 32 MB holds 8 M ids: the 40 common words of a million events in
+ * three languages (6 M) are found once, not again each time the least asked of them comes round (40 ms each).
  */
-const matchSets = memo<MatchSet>((ids) => ids.length * (ids.length > FEW_MATCHES ? 12 : 4), {
+const matchSets = memo<MatchSet>((ids) => ids.length * 4 + 64, {
   entries: 400,
-  budget: 48_000_000,
+  budget: 32_000_000,
 });
 
 /** The ids of every record that matches, sorted: memoised, brought up to date after writes (src/db/memo.ts). */

@@ -3,6 +3,7 @@
  * the candidates, and how a set of matching ids is gathered and applied to a list.
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { Executor } from '../types';
 import { isPostgres } from '../dialect';
 
@@ -64,10 +65,15 @@ export function whereIdInBoundSet(
 }
 
 /**
- * A set's ids as one comma-separated text, made once per set: a memoised set is bound by the page and the count of
- * every list that uses it, and joining 50 000 ids takes milliseconds.
+ * A set's ids as one comma-separated text, kept for the sets bound lately: a memoised set may be bound by every deep
+ * page of the lists that use it, and joining 50 000 ids takes milliseconds. Kept apart from the sets, within its own
+ * budget (the text, and the set it keeps alive): most sets are never bound (their lists are found in memory), and
+ * weighing each set as if it were would hold a third as many of them.
  */
-const joined = new WeakMap<object, string>();
+const joined = new LRUCache<object, string>({
+  maxSize: 4_000_000,
+  sizeCalculation: (text, ids) => text.length + 4 * (ids as ArrayLike<number>).length + 64,
+});
 function joinedOnce(ids: ArrayLike<number> & { join(separator: string): string }): string {
   let text = joined.get(ids);
   if (text === undefined) joined.set(ids, (text = ids.join(',')));
