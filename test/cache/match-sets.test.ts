@@ -121,6 +121,27 @@ describe.each(ENGINES)('match sets patched from the change feed, on %s', (engine
     await compare();
   });
 
+  it('finds a set once for the languages nothing is translated into, then keeps each to its own rule', async () => {
+    const languages = ['en', 'fr', 'de'];
+    const url = (language: string) => `${NS}/events?${WINDOW}&search=choir&i18n_language=${language}`;
+    const finds = (sql: string[]) => sql.filter((text) => /search_fts match|string_agg\(record_id/i.test(text));
+    const { sql } = await countQueries(async () => {
+      for (const language of languages) await read(warm, url(language));
+    });
+    expect(finds(sql)).toHaveLength(1);
+    // a French title that matches: the French set holds the event, the others do not
+    await send('post', `events/${events[0]}?i18n_language=fr`, { title: 'choir du soir' });
+    const found = async (language: string) =>
+      (JSON.parse((await read(warm, url(language))).body.toString()) as { events: Array<{ id: number }> }).events;
+    for (const language of languages)
+      expect((await found(language)).some(({ id }) => id === events[0])).toBe(language === 'fr');
+    await expectAsFresh(
+      service,
+      warm,
+      languages.map((language) => [url(language), undefined] as const),
+    );
+  });
+
   it('answers every search as a node that finds its sets afresh, after random writes', async () => {
     await compare();
     await fc.assert(
