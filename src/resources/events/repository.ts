@@ -180,8 +180,6 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
   // even a thousand members bound in the page's query cost the database milliseconds: the times narrow them first
   const picked = members.length > wanted ? await timedFirst(db, f, members, wanted) : undefined;
   const candidates = picked ?? (fewMatches(members) ? members : undefined);
-  // a list of a few venues or organizers without its members' times: the database's page is as good as the walk
-  if (!manyMatches(f) && !(candidates && fewMatches(candidates))) return undefined;
   if (candidates && fewMatches(candidates)) {
     const rows: EventRow[] = await window
       .page()
@@ -190,6 +188,8 @@ async function pageAmongMembers(db: Executor, f: EventFilters, counted: CountedI
       .offset(offset);
     return { rows: rows.map(normalise), total };
   }
+  // venues' or organizers' events without their times: the database's page is as good as the walk
+  if (!manyMatches(f)) return undefined;
   const ids = await walkedIds(window, members, wanted);
   if (!ids) return undefined;
   const rows: EventRow[] = await window.page().whereIn('e.post_id', ids.slice(offset));
