@@ -132,7 +132,7 @@ describe.each(ENGINES)('match sets patched from the change feed, on %s', (engine
     // a French title that matches: the French set holds the event, the others do not
     await send('post', `events/${events[0]}?i18n_language=fr`, { title: 'choir du soir' });
     const found = async (language: string) =>
-      (JSON.parse((await read(warm, url(language))).body.toString()) as { events: Array<{ id: number }> }).events;
+      (JSON.parse((await read(warm, url(language))).body) as { events: Array<{ id: number }> }).events;
     for (const language of languages)
       expect((await found(language)).some(({ id }) => id === events[0])).toBe(language === 'fr');
     await expectAsFresh(
