@@ -5,7 +5,8 @@
  * statements by total time, their text with the bound values left out: where a scenario's database time goes.
  * `COLD=name,…` (bench/cold.ts's names, `list search` say) runs those cold queries one at a time instead, SECONDS of
  * each after one untimed request (the first of its kind may read what later ones find memoised). `CREATES=1` runs the
- * bench's `create` scenario instead (10 at a time, SECONDS after one untimed create).
+ * bench's `create` scenario instead (10 at a time, SECONDS after one untimed create). `WARMUP=seconds` runs the mix
+ * that long first, untimed. The caches' counters over the timed part follow the total (answers retired by reason).
  */
 import fs from 'node:fs';
 import type { Server } from 'node:http';
@@ -15,6 +16,7 @@ import { Client } from 'pg';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createDb } from '../src/db/knex';
+import type { AppContext } from '../src/http/context';
 import { createHttpServer } from '../src/http/request-classes';
 import { loadSpec } from '../src/http/spec';
 import { createThrottle } from '../src/http/throttle';
@@ -29,6 +31,8 @@ interface Timing {
   max: number;
 }
 const timings = new Map<string, Timing>();
+/** When the timed part of the run began (after any warm-up). */
+let measuredSince = 0;
 
 function record(sql: string, ms: number): void {
   const key = sql.replace(/\s+/g, ' ').slice(0, 300);
@@ -79,17 +83,18 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as { port: number }).port;
   timeStatements();
-  const started = performance.now();
+  measuredSince = performance.now();
   const done = process.env.COLD
     ? await runCold(port, fixture, process.env.COLD.split(','), Number(seconds))
     : process.env.CREATES
       ? await runCreates(port, Number(seconds))
-      : await runMix(port, fixture, Number(seconds));
-  const wall = performance.now() - started;
+      : await runMix(port, fixture, Number(seconds), app.locals.context as AppContext);
+  const wall = performance.now() - measuredSince;
   server.close();
   await db.destroy();
   const total = [...timings.values()].reduce((sum, t) => sum + t.ms, 0);
   console.log(`${done}; statements ${total.toFixed(0)} ms of ${wall.toFixed(0)} ms wall`);
+  console.log(await cacheCounters(app.locals.context as AppContext));
   for (const [sql, t] of [...timings].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
     const share = ((100 * t.ms) / total).toFixed(1).padStart(5);
     console.log(`${share} %  ${t.runs} runs, mean ${(t.ms / t.runs).toFixed(2)} ms, max ${t.max.toFixed(0)} ms`);
@@ -97,8 +102,30 @@ async function main(): Promise<void> {
   }
 }
 
-async function runMix(port: number, fixture: Fixture, seconds: number): Promise<string> {
-  const r = await new Mix(fixture).run([port], 10, seconds);
+/** The answer and representation caches' counters over the run (hits, misses, retirements by reason…). */
+async function cacheCounters({ metrics }: AppContext): Promise<string> {
+  const counted = await metrics.registry.getMetricsAsJSON();
+  return counted
+    .filter(({ name, type }) => /^(answer|representation)_cache_/.test(name) && String(type) === 'counter')
+    .flatMap(({ name, values }) =>
+      values.map(
+        ({ labels, value }) => `${name.replace(/_total$/, '')}${labels.reason ? `{${labels.reason}}` : ''} ${value}`,
+      ),
+    )
+    .join(', ');
+}
+
+/** `WARMUP=seconds` of the same mix first, neither timed nor counted (the bench's own warm-up). */
+async function runMix(port: number, fixture: Fixture, seconds: number, context: AppContext): Promise<string> {
+  const mix = new Mix(fixture);
+  const warmup = Number(process.env.WARMUP ?? 0);
+  if (warmup > 0) {
+    await mix.run([port], 10, warmup);
+    timings.clear();
+    context.metrics.registry.resetMetrics();
+    measuredSince = performance.now();
+  }
+  const r = await mix.run([port], 10, seconds);
   return `${(r.requests / r.seconds).toFixed(0)} req/s, ${r.writes} writes`;
 }
 

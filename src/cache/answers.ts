@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import type { Metrics } from '../metrics/registry';
 import { ENTRY_OVERHEAD, MAX_ROOTS, ownStorage } from './representations';
-import { proofBytes, type Proof } from './proofs';
+import { proofBytes, type Proof, type Retired } from './proofs';
 
 export interface Answer {
   /** The data version read before the answer was computed (or proved again): it is at least this new. */
@@ -31,8 +31,11 @@ export interface AnswerCache {
   readonly enabled: boolean;
   /** The answer kept for `key` while time alone leaves it good at `at` (epoch ms), at whichever data version. */
   get(key: string, at: number): Answer | undefined;
-  /** Counts a read answered from the cache (`proved`: its proof shown to hold first) or computed. */
-  count(outcome: 'hit' | 'proved' | 'miss'): void;
+  /**
+   * Counts a read answered from the cache (`proved`: its proof shown to hold first) or computed (`retired`: why the
+   * answer kept for it was not served).
+   */
+  count(outcome: 'hit' | 'proved' | 'miss', retired?: Retired): void;
   /** Keeps the answer; what is kept (undefined when not). */
   keep(key: string, answer: Answer): Answer | undefined;
   /** Whether answers built on `root` may be kept: the first `MAX_ROOTS` roots seen only. */
@@ -55,6 +58,11 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
   );
   const misses = metrics.counter('answer_cache_misses_total', 'Cacheable reads computed (not in the cache, or stale)');
   const evictions = metrics.counter('answer_cache_evictions_total', 'Answers let go to stay within the byte budget');
+  const retirements = metrics.counter(
+    'answer_cache_retired_total',
+    'Kept answers made again after writes, by what retired them (unproved, changes, stamps, members, raced)',
+    ['reason'],
+  );
   if (!settings.answerCache) {
     const none = () => undefined;
     return { enabled: false, get: none, count: none, keep: none, keepsRoot: () => false };
@@ -83,7 +91,8 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
       const answer = entries.get(key);
       return answer && at < answer.validUntil ? answer : undefined;
     },
-    count(outcome) {
+    count(outcome, retired) {
+      if (retired) retirements.inc({ reason: retired });
       if (outcome === 'miss') misses.inc();
       else hits.inc();
       if (outcome === 'proved') proved.inc();

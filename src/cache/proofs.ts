@@ -83,15 +83,22 @@ export function proofBytes(proof: Proof | undefined): number {
 const MAX_CHANGES = 200;
 
 /**
- * The feed's position up to which `proof` still holds, checked now; undefined when it may not (the answer is then
- * made again). Several statements: the caller checks that no write committed between the first and the last.
+ * Why a kept answer was made again after writes rather than served on its proof (metrics count each): it had no
+ * proof to show (`unproved`), too many changes came since (`changes`), a record it shows changed or went
+ * (`stamps`), its list's members may have changed (`members`), or a write committed while it was checked (`raced`).
  */
-export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<number | undefined> {
+export type Retired = 'unproved' | 'changes' | 'stamps' | 'members' | 'raced';
+
+/**
+ * The feed's position up to which `proof` still holds, checked now; else why it may not (the answer is then made
+ * again). Several statements: the caller checks that no write committed between the first and the last.
+ */
+export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<number | Retired> {
   const changes = await changesAfter(db, proof.position, MAX_CHANGES);
-  if (!changes) return undefined;
+  if (!changes) return 'changes';
   // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
-  if (!(await sameStamps(db, proof))) return undefined;
-  if (proof.list && !(await sameRecords(db, proof.list, changes.records, at))) return undefined;
+  if (!(await sameStamps(db, proof))) return 'stamps';
+  if (proof.list && !(await sameRecords(db, proof.list, changes.records, at))) return 'members';
   return changes.position;
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
-import { Witness, provedThrough, type Proof } from '../cache/proofs';
+import { Witness, provedThrough, type Proof, type Retired } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
 import { versionAndPosition, type Standing } from '../db/feed-position';
 import type { Executor } from '../db/types';
@@ -97,12 +97,13 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
     const { version, position } = standing;
     const answer = cache.get(key, now().getTime());
     const current = answer?.version === version;
-    if (answer && (current || (await stillExact(db, answer, standing)))) {
+    const retired = answer && !current ? await retiredSince(db, answer, standing) : undefined;
+    if (answer && !retired) {
       cache.count(current ? 'hit' : 'proved');
       res.locals.operation = answer.operation;
       return replay(req, res, answer);
     }
-    cache.count('miss');
+    cache.count('miss', retired);
     const witness = new Witness();
     witnesses.set(req, witness);
     const before = new Map(Object.entries(res.getHeaders()));
@@ -112,17 +113,19 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
 }
 
 /**
- * Whether an answer kept at an older data version is still exact now, where the data stands (`at`): its proof holds,
- * and no write committed while it was checked (the checks then all read that state). The answer is then renewed.
+ * Why an answer kept at an older data version is no longer exact now, where the data stands (`at`); undefined when
+ * it still is: its proof holds, and no write committed while it was checked (the checks then all read that state).
+ * The answer is then renewed.
  */
-async function stillExact(db: Executor, answer: Answer, at: Standing): Promise<boolean> {
-  if (!answer.proof?.confirmed) return false;
+async function retiredSince(db: Executor, answer: Answer, at: Standing): Promise<Retired | undefined> {
+  if (!answer.proof?.confirmed) return 'unproved';
   const { version } = at;
   const position = await provedThrough(db, answer.proof, at);
-  if (position === undefined || (await dataVersion(db)) !== version) return false;
+  if (typeof position !== 'number') return position;
+  if ((await dataVersion(db)) !== version) return 'raced';
   answer.proof = { ...answer.proof, position };
   answer.version = version;
-  return true;
+  return undefined;
 }
 
 /**
