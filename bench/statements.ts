@@ -82,19 +82,20 @@ async function main(): Promise<void> {
     const s = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const port = (server.address() as { port: number }).port;
+  const context = app.locals.context as AppContext;
   timeStatements();
   measuredSince = performance.now();
   const done = process.env.COLD
     ? await runCold(port, fixture, process.env.COLD.split(','), Number(seconds))
     : process.env.CREATES
       ? await runCreates(port, Number(seconds))
-      : await runMix(port, fixture, Number(seconds), app.locals.context as AppContext);
+      : await runMix(port, fixture, Number(seconds), context);
   const wall = performance.now() - measuredSince;
   server.close();
   await db.destroy();
   const total = [...timings.values()].reduce((sum, t) => sum + t.ms, 0);
   console.log(`${done}; statements ${total.toFixed(0)} ms of ${wall.toFixed(0)} ms wall`);
-  console.log(await cacheCounters(app.locals.context as AppContext));
+  console.log(await cacheCounters(context));
   for (const [sql, t] of [...timings].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
     const share = ((100 * t.ms) / total).toFixed(1).padStart(5);
     console.log(`${share} %  ${t.runs} runs, mean ${(t.ms / t.runs).toFixed(2)} ms, max ${t.max.toFixed(0)} ms`);

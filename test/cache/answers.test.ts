@@ -10,16 +10,9 @@ import { loadConfig } from '../../src/config';
 import { manualClock, setClock, clockStartingAt } from '../../src/domain/clock';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
-import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
+import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
 
-const metric = async (node: Node, name: string) => {
-  const text = (
-    await request(node.server)
-      .get('/metrics')
-      .set(...SCRAPE)
-  ).text;
-  return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1]);
-};
+const metric = async (node: Node, name: string) => counterIn(await scrape(node), name);
 
 it('is on by default, off with ANSWER_CACHE=off, and its budget is ANSWER_CACHE_MB', () => {
   expect(loadConfig({}).answerCache).toBe(true);

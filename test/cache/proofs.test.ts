@@ -3,11 +3,10 @@
  * the caches reads; writes arrive through another node. After each write, every read is what a node without caches
  * answers, byte for byte, and the cached node says whether it served the kept answer on its proof.
  */
-import request from 'supertest';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
-import { read, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
+import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 
@@ -46,18 +45,16 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
     const times = { start_date: `${day} 19:00`, end_date: `${day} 21:00` };
     return send('post', 'events', { title, status: 'publish', ...times, categories: [category] });
   }
-  const scrape = async () =>
-    (
-      await request(cached.server)
-        .get('/metrics')
-        .set(...SCRAPE)
-    ).text;
-  const proved = async () => Number(/^answer_cache_proved_total (\d+)/m.exec(await scrape())?.[1]);
-  /** How many kept answers each reason retired so far. */
-  const retirements = async () =>
-    new Map(
-      [...(await scrape()).matchAll(/^answer_cache_retired_total\{reason="(\w+)"\} (\d+)/gm)].map((m) => [m[1], +m[2]]),
-    );
+  const proved = async () => counterIn(await scrape(cached), 'answer_cache_proved_total');
+  /** Answers served on their proofs, and how many kept answers each reason retired, so far. */
+  const outcomes = async () => {
+    const metrics = await scrape(cached);
+    const retired = metrics.matchAll(/^answer_cache_retired_total\{reason="(\w+)"\} (\d+)/gm);
+    return {
+      proved: counterIn(metrics, 'answer_cache_proved_total'),
+      retired: new Map([...retired].map((m) => [m[1], Number(m[2])])),
+    };
+  };
   /** Reads `url` on the cached node until it is kept (a miss, then a hit), as the reference answers it. */
   const keep = async (url: string) => {
     for (let i = 0; i < 3; i++)
@@ -68,11 +65,12 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
    * retired it (as `/metrics` counts it).
    */
   const next = async (url: string) => {
-    const [before, retiredBefore] = [await proved(), await retirements()];
+    const before = await outcomes();
     const answer = await read(cached, `${NS}/${url}`);
     expect(answer).toEqual(await read(reference, `${NS}/${url}`));
-    const retired = [...(await retirements())].filter(([reason, n]) => n > (retiredBefore.get(reason) ?? 0));
-    return { body: answer.body, proved: (await proved()) > before, retired: retired.map(([reason]) => reason) };
+    const after = await outcomes();
+    const retired = [...after.retired].filter(([reason, n]) => n > (before.retired.get(reason) ?? 0));
+    return { body: answer.body, proved: after.proved > before.proved, retired: retired.map(([reason]) => reason) };
   };
 
   it('serves a single read after writes to other records, and not after a write to it', async () => {

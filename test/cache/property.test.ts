@@ -11,7 +11,7 @@ import { ENGINES } from '../support/engines';
 import { NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import type { Role } from '../../src/users/roles';
-import { read, revalidate, SCRAPE, SCRAPE_TOKEN, startNode, type Node } from './support';
+import { read, revalidate, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 const ROLES: Array<Role | undefined> = [undefined, 'author', 'editor'];
@@ -168,14 +168,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
     }
   }
 
-  const counter = async (name: string) => {
-    const metrics = (
-      await request(cached.server)
-        .get('/metrics')
-        .set(...SCRAPE)
-    ).text;
-    return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
-  };
+  const counter = async (name: string) => counterIn(await scrape(cached), name);
   const property = (reads: number, numRuns: number) =>
     fc.assert(
       fc.asyncProperty(fc.array(steps(reads), { minLength: 20, maxLength: 40 }), async (all) => {

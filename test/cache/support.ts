@@ -22,6 +22,20 @@ export interface Node {
 export const SCRAPE_TOKEN = 'cache tests scrape';
 export const SCRAPE = ['Authorization', `Bearer ${SCRAPE_TOKEN}`] as const;
 
+/** The node's `/metrics`, as text. */
+export async function scrape(node: Node): Promise<string> {
+  return (
+    await request(node.server)
+      .get('/metrics')
+      .set(...SCRAPE)
+  ).text;
+}
+
+/** A counter without labels, in a text `scrape` read. */
+export function counterIn(metrics: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
+}
+
 /**
  * A node with the representation cache on or off, and the answer cache likewise unless told otherwise. `freshMemos`:
  * its database handle is a new identity of the service's connection (what is memoised per handle, src/db/memo.ts,
