@@ -9,7 +9,8 @@ import type { Reader } from '../core/reader';
 import type { Resource } from '../core/outbox';
 import { canRead } from '../users/roles';
 import { unlocked } from './events/access';
-import { eventKeys } from './events/dependencies';
+import { eventParts, type TermShown } from './events/dependencies';
+import { renderEmbeddedTerms, withTerms } from './events/embedded-terms';
 import { loadRelations, toWireEvent } from './events/mapper';
 import { findEvent, type EventRow } from './events/repository';
 import { imagesByIds } from './images/images';
@@ -46,19 +47,52 @@ export async function renderEvents(
 /**
  * Events as the bytes of their JSON, each rendered once per version of what it shows (src/cache/): a page of events
  * costs one query for the stamps of what they embed (events/dependencies.ts) and the rendering of those not held.
+ * Each is kept without its categories and tags, which are kept apart and spliced back (events/embedded-terms.ts).
  */
 export async function eventBytes(
   reader: Reader,
   rows: EventRow[],
   view: EventView | ((row: EventRow) => EventView) = {},
 ): Promise<Buffer[]> {
+  if (!rows.length) return [];
   const views = rows.map(typeof view === 'function' ? view : () => view);
-  const keys = async () => eventKeys(reader.db, rows, views, reader.caller, scopeOf(reader), reader.witness);
-  return cachedBytes(reader, rows, keys, (missing, positions) => {
-    const viewOf = new Map(positions.map((i) => [rows[i], views[i]]));
-    return renderEvents(reader, missing, (row) => viewOf.get(row) ?? {});
-  });
+  if (!reader.cache.enabled && !reader.witness) {
+    return reader.cache.fetch(
+      rows.map(() => ''),
+      async () => (await renderEvents(reader, rows, view)).map(toBytes),
+    );
+  }
+  const parts = await eventParts(reader.db, rows, views, reader.caller, scopeOf(reader), reader.witness);
+  const withoutTerms = await reader.cache.fetch(
+    parts.map((part) => part.key),
+    async (missing) => {
+      const viewOf = new Map(missing.map((i) => [rows[i], views[i]]));
+      const events = await renderEvents(reader, [...viewOf.keys()], (row) => viewOf.get(row) ?? {});
+      return events.map((event) => toBytes({ ...event, categories: [], tags: [] }));
+    },
+  );
+  const shown = parts.map((part, i) => (views[i].blanked ? [] : part.terms));
+  const embedded = await embeddedTermBytes(reader, shown.flat());
+  return withoutTerms.map((bytes, i) => withTerms(bytes, shown[i], embedded));
 }
+
+/** The bytes of each of these terms as events embed them, by id (empty for a term deleted meanwhile). */
+async function embeddedTermBytes(reader: Reader, terms: TermShown[]): Promise<Map<number, Buffer>> {
+  const unique = [...new Map(terms.map((term) => [term.id, term])).values()];
+  const scope = scopeOf(reader);
+  const bytes = await reader.cache.fetch(
+    unique.map(({ id, stamp }) => `${scope}|embedded-term|${id}.${stamp}`),
+    async (missing) => {
+      const ids = missing.map((i) => unique[i].id);
+      const rendered = await renderEmbeddedTerms(reader.db, ids, reader.language, reader.render);
+      const byId = new Map(rendered.map((term) => [term.id, toBytes(term)]));
+      return ids.map((id) => byId.get(id) ?? Buffer.alloc(0));
+    },
+  );
+  return new Map(unique.map(({ id }, i) => [id, bytes[i]]));
+}
+
+const toBytes = (record: unknown) => Buffer.from(JSON.stringify(record));
 
 /** Venues or organizers as the bytes of their JSON: they embed nothing that changes apart from them. */
 export function linkedBytes<T extends LinkedType>(
@@ -115,7 +149,7 @@ async function cachedBytes<R>(
       positions.map((i) => rows[i]),
       positions,
     );
-    return rendered.map((record) => Buffer.from(JSON.stringify(record)));
+    return rendered.map(toBytes);
   });
 }
 
@@ -156,9 +190,10 @@ const READERS: Record<Resource, (reader: Reader, id: number) => Promise<WireReco
 };
 
 /**
- * A record's single read as `reader` gets it (`GET /events/{id}` and the like, without `password`): its version tag and
- * the bytes of its JSON (those the cache would hold), taken from one row, or undefined when they may not read it. The ETags of write answers and
- * of 412s are made from it (http/caching.ts), so that they name what the record's GET answers.
+ * A record's single read as `reader` gets it (`GET /events/{id}` and the like, without `password`): its version tag
+ * and the bytes of its JSON (those the cache would hold), taken from one row, or undefined when they may not read it.
+ * The ETags of write answers and of 412s are made from it (http/caching.ts), so that they name what the record's GET
+ * answers.
  */
 export async function singleReadAnswer(
   reader: Reader,

@@ -4,9 +4,9 @@
  * answers, byte for byte, and the cached node says whether it served the kept answer on its proof.
  */
 import { ENGINES } from '../support/engines';
-import { http, NS, startService, type TestService } from '../support/app';
+import { NS, startService, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
-import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
+import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, writeThrough, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 
@@ -33,14 +33,7 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
   });
 
   /** A write through the service's own node, never the cached one. */
-  async function send(method: 'post' | 'delete', path: string, body: object = {}) {
-    const res = await http(service)
-      [method](`${NS}/${path}`)
-      .auth(...service.as('editor'))
-      .send(body);
-    expect([200, 201]).toContain(res.status);
-    return res.body;
-  }
+  const send = (method: 'post' | 'delete', path: string, body?: object) => writeThrough(service, method, path, body);
   function event(title: string, day: string, category: number) {
     const times = { start_date: `${day} 19:00`, end_date: `${day} 21:00` };
     return send('post', 'events', { title, status: 'publish', ...times, categories: [category] });

@@ -10,7 +10,7 @@ import { createHttpServer } from '../../src/http/request-classes';
 import { createLogger } from '../../src/logger';
 import { loadSpec } from '../../src/http/spec';
 import { createThrottle } from '../../src/http/throttle';
-import type { TestService } from '../support/app';
+import { http, NS, type TestService } from '../support/app';
 import type { Role } from '../../src/users/roles';
 
 export interface Node {
@@ -21,6 +21,16 @@ export interface Node {
 /** The `METRICS_TOKEN` of the cache tests' services, and the header that scrapes their `/metrics`. */
 export const SCRAPE_TOKEN = 'cache tests scrape';
 export const SCRAPE = ['Authorization', `Bearer ${SCRAPE_TOKEN}`] as const;
+
+/** A write as an editor through the service's own node, never a cached one: the body of its answer. */
+export async function writeThrough(service: TestService, method: 'post' | 'delete', path: string, body: object = {}) {
+  const res = await http(service)
+    [method](`${NS}/${path}`)
+    .auth(...service.as('editor'))
+    .send(body);
+  expect([200, 201]).toContain(res.status);
+  return res.body;
+}
 
 /** The node's `/metrics`, as text. */
 export async function scrape(node: Node): Promise<string> {

@@ -1,9 +1,13 @@
 /**
- * What an event's representation depends on, as a cache key (src/cache/): its own stamp and the stamps of what it
- * embeds (venue, organizers, categories and tags, its series), read in one query with the page, and how the caller
- * sees it (the view, whether each embedded venue and organizer is readable to them), in a language, on a root.
- * Every write that changes any of these raises a stamp in its transaction (core/stamps.ts), so a key read after an
- * acknowledged write never names an entry rendered before it, on any node.
+ * What an event's representation depends on (src/cache/), read in one query with the page: its own stamp and the
+ * stamps of what it embeds (venue, organizers, its series, categories and tags), and how the caller sees it (the
+ * view, whether each embedded venue and organizer is readable to them), in a language, on a root. Every write that
+ * changes any of these raises a stamp in its transaction (core/stamps.ts), so a key read after an acknowledged write
+ * never names an entry rendered before it, on any node.
+ *
+ * An event is kept in two parts: its bytes without categories and tags (keyed by all but the terms), and each term
+ * as events embed it (keyed by the term's own stamp), spliced when a page is made (records.ts). A term's stamp moves
+ * with its count, so a count moved by one write renders that term again, not every event that shows it.
  */
 import type { Executor } from '../../db/types';
 import { rawRows, toNumber } from '../../db/dialect';
@@ -18,12 +22,28 @@ interface Dependency {
   owner: number;
   id: number;
   stamp: number;
-  /** Venues and organizers: what readability looks at; series members: whether detached. */
+  /** Venues and organizers: what readability looks at; series members: whether detached; terms: the taxonomy. */
   status: string | null;
   author: number | null;
 }
 
-/** One round trip for a page: the embedded records' stamps (ids of a page are few; every branch is by index). */
+/** A category or tag an event shows, at the stamp read with the page. */
+export interface TermShown {
+  id: number;
+  stamp: number;
+  taxonomy: string;
+}
+
+/** An event's representation as two parts: the key of its bytes without terms, and the terms it shows, in order. */
+export interface EventParts {
+  key: string;
+  terms: TermShown[];
+}
+
+/**
+ * One round trip for a page: the embedded records' stamps (ids of a page are few; every branch is by index). Terms
+ * come in the order events show them (terms/repository.ts: by lower-cased name, then id).
+ */
 async function dependenciesOf(db: Executor, rows: EventRow[]): Promise<Dependency[]> {
   const ids = rows.map((row) => row.id);
   const posts = [
@@ -31,16 +51,18 @@ async function dependenciesOf(db: Executor, rows: EventRow[]): Promise<Dependenc
   ];
   const list = (values: number[]) => (values.length ? values : [0]);
   const found = (await db.raw(
-    `select 'term' as kind, tr.post_id as owner, t.id, t.stamp, null as status, null as author
+    `select 'term' as kind, tr.post_id as owner, t.id, t.stamp, t.taxonomy as status, null as author,
+            lower(t.name) as sort
        from term_relationships tr join terms t on t.id = tr.term_id where tr.post_id in (${marks(ids)})
      union all
-     select 'organizer', eo.event_id, p.id, p.stamp, p.status, p.author_id
+     select 'organizer', eo.event_id, p.id, p.stamp, p.status, p.author_id, null
        from event_organizers eo join posts p on p.id = eo.organizer_id where eo.event_id in (${marks(ids)})
      union all
-     select 'series', so.event_id, p.id, p.stamp, ${detachedText(db)}, null
+     select 'series', so.event_id, p.id, p.stamp, ${detachedText(db)}, null, null
        from series_occurrences so join posts p on p.id = so.series_id where so.event_id in (${marks(ids)})
      union all
-     select 'post', p.id, p.id, p.stamp, p.status, p.author_id from posts p where p.id in (${marks(list(posts))})`,
+     select 'post', p.id, p.id, p.stamp, p.status, p.author_id, null from posts p where p.id in (${marks(list(posts))})
+     order by sort, id`,
     [...ids, ...ids, ...ids, ...list(posts)],
   )) as unknown;
   const rowsFound = rawRows<Record<string, unknown>>(found);
@@ -59,41 +81,49 @@ const marks = (values: unknown[]) => values.map(() => '?').join(', ');
 /** `detached` as text on both engines (a boolean on PostgreSQL, an integer on SQLite). */
 const detachedText = (db: Executor) => booleanAsText(db, 'so.detached');
 
-/** The cache key of each row's representation, seen by `caller` in `view`. */
-export async function eventKeys(
+/** The parts of each row's representation, seen by `caller` in `view`. */
+export async function eventParts(
   db: Executor,
   rows: EventRow[],
   views: EventView[],
   caller: Caller | undefined,
   scope: string,
   witness?: Witness,
-): Promise<string[]> {
+): Promise<EventParts[]> {
   if (!rows.length) return [];
   const byOwner = new Map<number, string[]>();
+  const termsOf = new Map<number, TermShown[]>();
   const posts = new Map<number, Dependency>();
   for (const row of rows) witness?.saw('posts', row.id, row.stamp);
   for (const dep of await dependenciesOf(db, rows)) {
     witness?.saw(dep.kind === 'term' ? 'terms' : 'posts', dep.id, dep.stamp);
     if (dep.kind === 'post') posts.set(dep.id, dep);
-    else byOwner.set(dep.owner, [...(byOwner.get(dep.owner) ?? []), part(dep, caller)]);
+    else if (dep.kind === 'term') append(termsOf, dep.owner, termShown(dep));
+    else append(byOwner, dep.owner, part(dep, caller));
   }
-  return rows.map((row, i) => {
-    const { single = false, blanked = false } = views[i];
+  const keyOf = (row: EventRow, { single = false, blanked = false }: EventView) => {
     const venue = row.venue_id === null ? undefined : posts.get(row.venue_id);
-    const parts = [
+    return [
       scope,
       `${single ? 's' : '-'}${blanked ? 'b' : '-'}`,
       `e${row.id}.${row.stamp}`,
       venue ? linked('v', 'venues', venue, caller) : 'v',
       row.post_parent === null ? 'p' : `p${row.post_parent}.${posts.get(row.post_parent)?.stamp ?? '-'}`,
       ...(byOwner.get(row.id) ?? []).sort(),
-    ];
-    return parts.join('|');
-  });
+    ].join('|');
+  };
+  return rows.map((row, i) => ({ key: keyOf(row, views[i]), terms: termsOf.get(row.id) ?? [] }));
+}
+
+const termShown = ({ id, stamp, status }: Dependency): TermShown => ({ id, stamp, taxonomy: status ?? '' });
+
+function append<T>(map: Map<number, T[]>, owner: number, value: T): void {
+  const list = map.get(owner);
+  if (list) list.push(value);
+  else map.set(owner, [value]);
 }
 
 function part(dep: Dependency, caller: Caller | undefined): string {
-  if (dep.kind === 'term') return `t${dep.id}.${dep.stamp}`;
   if (dep.kind === 'series') return `s${dep.id}.${dep.stamp}.${dep.status}`;
   return linked('o', 'organizers', dep, caller);
 }

@@ -188,7 +188,7 @@ function withTableFields(event: Event, row: EventRow, blanked: boolean): Event {
 }
 
 /** A term as events embed it (docs/compatibility.md §1.4a). */
-function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
+export function embeddedTerm(ctx: RenderContext, term: TermRow): EmbeddedTerm {
   const collection = `${ctx.root}/${term.taxonomy === 'post_tag' ? 'tags' : 'categories'}`;
   return {
     name: term.name,

@@ -61,6 +61,12 @@ export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Pr
   return row && normalise(row);
 }
 
+/** Terms of any taxonomy by id (those gone are left out). */
+export async function termsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
+  const rows: TermRow[] = ids.length ? await db('terms').whereIn('id', ids).select('*') : [];
+  return rows.map(normalise);
+}
+
 export async function findTermBySlug(db: Executor, taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
   const row = await selectTerms(db, taxonomy).andWhere('t.slug', slug).first();
   return row && normalise(row);
