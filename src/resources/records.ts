@@ -67,7 +67,8 @@ export async function eventBytes(
     parts.map((part) => part.key),
     async (missing) => {
       const viewOf = new Map(missing.map((i) => [rows[i], views[i]]));
-      const events = await renderEvents(reader, [...viewOf.keys()], (row) => viewOf.get(row) ?? {});
+      const missingRows = missing.map((i) => rows[i]);
+      const events = await renderEvents(reader, missingRows, (row) => viewOf.get(row) ?? {});
       return events.map((event) => toBytes({ ...event, categories: [], tags: [] }));
     },
   );
@@ -138,19 +139,13 @@ async function cachedBytes<R>(
   reader: Reader,
   rows: R[],
   keys: () => Promise<string[]>,
-  render: (missing: R[], positions: number[]) => Promise<unknown[]>,
+  render: (missing: R[]) => Promise<unknown[]>,
 ): Promise<Buffer[]> {
   const { cache } = reader;
   if (!rows.length) return [];
   // the keys are read for a witness too: what they name is what the answer shows
   const named = cache.enabled || reader.witness ? await keys() : rows.map(() => '');
-  return cache.fetch(named, async (positions) => {
-    const rendered = await render(
-      positions.map((i) => rows[i]),
-      positions,
-    );
-    return rendered.map(toBytes);
-  });
+  return cache.fetch(named, async (positions) => (await render(positions.map((i) => rows[i]))).map(toBytes));
 }
 
 /** Venues or organizers in the wire shape (`withJsonLd` as single reads show them). */
