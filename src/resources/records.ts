@@ -63,31 +63,45 @@ export async function eventBytes(
     );
   }
   const parts = await eventParts(reader.db, rows, views, reader.caller, scopeOf(reader), reader.witness);
+  const rendered = new Map<number, Buffer>(); // terms of the events rendered now: kept without reading them again
   const withoutTerms = await reader.cache.fetch(
     parts.map((part) => part.key),
     async (missing) => {
       const viewOf = new Map(missing.map((i) => [rows[i], views[i]]));
       const missingRows = missing.map((i) => rows[i]);
       const events = await renderEvents(reader, missingRows, (row) => viewOf.get(row) ?? {});
+      for (const term of events.flatMap((event) => [...event.categories, ...event.tags])) {
+        rendered.set(term.id, toBytes(term));
+      }
       return events.map((event) => toBytes({ ...event, categories: [], tags: [] }));
     },
   );
   const shown = parts.map((part, i) => (views[i].blanked ? [] : part.terms));
-  const embedded = await embeddedTermBytes(reader, shown.flat());
+  const embedded = await embeddedTermBytes(reader, shown.flat(), rendered);
   return withoutTerms.map((bytes, i) => withTerms(bytes, shown[i], embedded));
 }
 
-/** The bytes of each of these terms as events embed them, by id (empty for a term deleted meanwhile). */
-async function embeddedTermBytes(reader: Reader, terms: TermShown[]): Promise<Map<number, Buffer>> {
+/**
+ * The bytes of each of these terms as events embed them, by id (empty for a term deleted meanwhile): from the cache,
+ * else from `rendered` (the terms of events rendered for this page), else rendered now.
+ */
+async function embeddedTermBytes(
+  reader: Reader,
+  terms: TermShown[],
+  rendered: Map<number, Buffer>,
+): Promise<Map<number, Buffer>> {
   const unique = [...new Map(terms.map((term) => [term.id, term])).values()];
   const scope = scopeOf(reader);
   const bytes = await reader.cache.fetch(
     unique.map(({ id, stamp }) => `${scope}|embedded-term|${id}.${stamp}`),
     async (missing) => {
       const ids = missing.map((i) => unique[i].id);
-      const rendered = await renderEmbeddedTerms(reader.db, ids, reader.language, reader.render);
-      const byId = new Map(rendered.map((term) => [term.id, toBytes(term)]));
-      return ids.map((id) => byId.get(id) ?? Buffer.alloc(0));
+      const unrendered = ids.filter((id) => !rendered.has(id));
+      const terms = unrendered.length
+        ? await renderEmbeddedTerms(reader.db, unrendered, reader.language, reader.render)
+        : [];
+      for (const term of terms) rendered.set(term.id, toBytes(term));
+      return ids.map((id) => rendered.get(id) ?? Buffer.alloc(0));
     },
   );
   return new Map(unique.map(({ id }, i) => [id, bytes[i]]));
