@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config';
 import { manualClock, setClock, clockStartingAt } from '../../src/domain/clock';
 import { ENGINES } from '../support/engines';
 import { http, NS, startService, TEST_NOW, type TestService } from '../support/app';
-import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
+import { closeAll, read, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
 
 const metric = async (node: Node, name: string) => counterIn(await scrape(node), name);
 
@@ -44,9 +44,7 @@ describe.each(ENGINES)('the answer cache on %s', (engine) => {
   });
   afterAll(async () => {
     setClock(clockStartingAt(TEST_NOW));
-    await cached.close();
-    await reference.close();
-    await service.close();
+    await closeAll(service, cached, reference);
   });
 
   const hits = () => metric(cached, 'answer_cache_hits_total');

@@ -5,7 +5,7 @@
  */
 import { ENGINES } from '../support/engines';
 import { NS, startService, type TestService } from '../support/app';
-import { counterIn, read, SCRAPE_TOKEN, scrape, startNode, writeThrough, type Node } from './support';
+import { closeAll, counterIn, read, SCRAPE_TOKEN, scrape, startNode, writeThrough, type Node } from './support';
 
 describe.each(ENGINES)('categories and tags kept apart from the events on %s', (engine) => {
   let service: TestService;
@@ -24,11 +24,7 @@ describe.each(ENGINES)('categories and tags kept apart from the events on %s', (
     cached = await startNode(service, { renderCache: true, answerCache: false });
     reference = await startNode(service, { renderCache: false, answerCache: false });
   });
-  afterAll(async () => {
-    await cached.close();
-    await reference.close();
-    await service.close();
-  });
+  afterAll(() => closeAll(service, cached, reference));
 
   /** A write through the service's own node, never the cached one. */
   const send = (method: 'post' | 'delete', path: string, body?: object) => writeThrough(service, method, path, body);

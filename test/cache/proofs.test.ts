@@ -6,7 +6,7 @@
 import { ENGINES } from '../support/engines';
 import { NS, startService, type TestService } from '../support/app';
 import { countQueries } from '../support/query-count';
-import { read, counterIn, SCRAPE_TOKEN, scrape, startNode, writeThrough, type Node } from './support';
+import { closeAll, read, counterIn, SCRAPE_TOKEN, scrape, startNode, writeThrough, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 
@@ -26,11 +26,7 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
     cached = await startNode(service, { renderCache: true });
     reference = await startNode(service, { renderCache: false, answerCache: false });
   });
-  afterAll(async () => {
-    await cached.close();
-    await reference.close();
-    await service.close();
-  });
+  afterAll(() => closeAll(service, cached, reference));
 
   /** A write through the service's own node, never the cached one. */
   const send = (method: 'post' | 'delete', path: string, body?: object) => writeThrough(service, method, path, body);

@@ -11,7 +11,7 @@ import { ENGINES } from '../support/engines';
 import { NS, startService, TEST_NOW, type TestService } from '../support/app';
 import { clockStartingAt, manualClock, setClock } from '../../src/domain/clock';
 import type { Role } from '../../src/users/roles';
-import { read, revalidate, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
+import { closeAll, read, revalidate, counterIn, SCRAPE_TOKEN, scrape, startNode, type Node } from './support';
 
 const WINDOW = 'start_date=2031-01-01&end_date=2031-12-31';
 const ROLES: Array<Role | undefined> = [undefined, 'author', 'editor'];
@@ -80,9 +80,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
   });
   afterAll(async () => {
     setClock(clockStartingAt(TEST_NOW));
-    await cached.close();
-    await reference.close();
-    await service.close();
+    await closeAll(service, cached, reference);
   });
 
   async function send(method: 'post' | 'delete', path: string, body: object = {}) {

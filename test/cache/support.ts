@@ -32,6 +32,12 @@ export async function writeThrough(service: TestService, method: 'post' | 'delet
   return res.body;
 }
 
+/** Closes the nodes, then the service they read. */
+export async function closeAll(service: TestService, ...nodes: Node[]): Promise<void> {
+  for (const node of nodes) await node.close();
+  await service.close();
+}
+
 /** The node's `/metrics`, as text. */
 export async function scrape(node: Node): Promise<string> {
   return (
