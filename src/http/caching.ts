@@ -8,15 +8,13 @@
  * cached publicly for a short while; authenticated ones, and those to a request carrying a credential in its query,
  * never.
  */
-import { createHash, createHmac } from 'node:crypto';
-import type { Application, ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Application, ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { keepAnswer, notModified, unchanged } from './answer-cache';
 import { caller } from './auth';
 import { context } from './context';
-import { requestLanguage } from './language';
 import { readerOf } from './reader';
+import { answerTag, representation, viewerOf, type AnyRequest } from './tags';
 import { carriesSecret } from './request-log';
-import type { RequestLike } from './urls';
 import { serviceSecret } from '../db/service-secret';
 import type { Reader } from '../core/reader';
 import { PreconditionFailed, versionTag, type VersionedTable } from '../core/preconditions';
@@ -48,39 +46,6 @@ export const conditionalReads: RequestHandler = async (req, res, next) => {
   };
   next();
 };
-
-/** What a tag reads of a request (any typed request will do). */
-type AnyRequest = RequestLike & Pick<Request, 'headers'>;
-
-/** Who gets an answer, in which language and representation: what its tag covers besides the bytes. */
-const viewerOf = (req: AnyRequest, shape: 'json' | 'calendar') =>
-  `${caller(req)?.id ?? 0}|${requestLanguage(req)}|${shape}|`;
-
-/** The ETag of an answer: the record's version when it is one record's, then the keyed digest of what it shows. */
-function answerTag(secret: Buffer, viewer: string, version: string | undefined, body: string | Buffer): string {
-  const mac = createHmac('sha256', secret).update(viewer).update(digestOf(body)).digest('base64url').slice(0, 31);
-  return `"${version ? `${version}.` : ''}v${mac}"`;
-}
-
-/**
- * The SHA-256 of an answer's bytes. A cached representation (src/cache/) is sent as the same buffer each time, so its
- * digest is computed once and kept as long as the buffer lives: a 304 then costs one HMAC of a short text.
- */
-const digests = new WeakMap<Buffer, Buffer>();
-function digestOf(body: string | Buffer): Buffer {
-  if (typeof body === 'string') return createHash('sha256').update(body).digest();
-  let digest = digests.get(body);
-  if (!digest) {
-    digest = createHash('sha256').update(body).digest();
-    digests.set(body, digest);
-  }
-  return digest;
-}
-
-/** Which answer `Accept` selects (src/feeds/ical): the tag names it, not the header's exact text. */
-function representation(req: { headers: { accept?: string } }): 'json' | 'calendar' {
-  return /text\/calendar/i.test(req.headers.accept ?? '') ? 'calendar' : 'json';
-}
 
 /** A record's single read as a reader gets it: its version tag and bytes (resources/records.ts), given by the app. */
 export type SingleReadAnswer = (
