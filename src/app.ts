@@ -11,14 +11,15 @@ import { NAMESPACE } from './config';
 import type { AppContext } from './http/context';
 import { createAnswerCache } from './cache/answers';
 import { createRepresentationCache } from './cache/representations';
-import { serveAnswers } from './http/answer-cache';
+import { serveAnswers, type RenewTerms } from './http/answer-cache';
 import { errorHandler } from './http/error-handler';
 import { ApiError, invalidParam } from './core/errors';
 import { authenticate, authorise } from './http/auth';
 import { feedKey } from './http/feed-keys';
 import { serviceIndex } from './http/discovery';
 import { createdRenderers, handlers, wantsCalendar } from './routes';
-import { singleReadAnswer } from './resources/records';
+import { renewEmbeddedTerms, singleReadAnswer } from './resources/records';
+import { readerOf } from './http/reader';
 import { requestLanguage } from './http/language';
 import type { Operation } from './http/spec';
 import { isMigrated } from './db/migrate';
@@ -109,7 +110,8 @@ export function createApp(input: AppInput, { logger, validateResponses = false }
     express.urlencoded({ extended: true, limit: config.bodyLimit, verify: markJsonAsForm }),
     refuseJsonAsForm,
   );
-  app.use(namespace, conditionalReads, authenticate, serveAnswers(answers));
+  const renewTerms: RenewTerms = (req, body, moved) => renewEmbeddedTerms(readerOf(req), body, moved);
+  app.use(namespace, conditionalReads, authenticate, serveAnswers(answers, renewTerms));
   for (const op of spec.operations) {
     app[op.method](namespace + op.expressPath, allowHeader(op.path, spec.operations));
     if (op.capability) app[op.method](namespace + op.expressPath, authorise(op.capability));

@@ -22,6 +22,8 @@ export interface Answer {
   /** The headers the answer set after the cache was asked, in the order they were set. */
   headers: ReadonlyArray<readonly [string, string | string[]]>;
   etag: string;
+  /** The record's version its ETag leads with (a single read's), to tag it again when it is renewed. */
+  recordVersion?: string;
   body: Buffer;
   /** What the answer's operation is called (metrics label it). */
   operation: unknown;
@@ -32,10 +34,10 @@ export interface AnswerCache {
   /** The answer kept for `key` while time alone leaves it good at `at` (epoch ms), at whichever data version. */
   get(key: string, at: number): Answer | undefined;
   /**
-   * Counts a read answered from the cache (`proved`: its proof shown to hold first) or computed (`retired`: why the
-   * answer kept for it was not served).
+   * Counts a read answered from the cache (`proved`: its proof shown to hold first; `renewed`: its embedded terms
+   * spliced anew too) or computed (`retired`: why the answer kept for it was not served).
    */
-  count(outcome: 'hit' | 'proved' | 'miss', retired?: Retired): void;
+  count(outcome: 'hit' | 'proved' | 'renewed' | 'miss', retired?: Retired): void;
   /** Keeps the answer; what is kept (undefined when not). */
   keep(key: string, answer: Answer): Answer | undefined;
   /** Whether answers built on `root` may be kept: the first `MAX_ROOTS` roots seen only. */
@@ -55,6 +57,10 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
   const proved = metrics.counter(
     'answer_cache_proved_total',
     'Reads answered from the answer cache once its proof showed the writes since could not change the answer',
+  );
+  const renewed = metrics.counter(
+    'answer_cache_renewed_total',
+    'Reads answered from the answer cache with the categories and tags its events show spliced anew (counts moved)',
   );
   const misses = metrics.counter('answer_cache_misses_total', 'Cacheable reads computed (not in the cache, or stale)');
   const evictions = metrics.counter('answer_cache_evictions_total', 'Answers let go to stay within the byte budget');
@@ -96,6 +102,7 @@ export function createAnswerCache(settings: CacheSettings, metrics: Metrics): An
       if (outcome === 'miss') misses.inc();
       else hits.inc();
       if (outcome === 'proved') proved.inc();
+      if (outcome === 'renewed') renewed.inc();
     },
     keep(key, answer) {
       if (key.length > MAX_KEY_LENGTH) return undefined;

@@ -30,6 +30,8 @@ export interface ListWitness {
 export class Witness {
   readonly posts = new Map<number, number>();
   readonly terms = new Map<number, number>();
+  /** Each term's place among an event's terms (its lower-cased name), as the page read it. */
+  readonly termOrder = new Map<number, string>();
   private listRead: ListWitness | undefined;
   /** Set when the answer read something a witness cannot follow: it then proves nothing. */
   private blind = false;
@@ -39,6 +41,12 @@ export class Witness {
     const seen = this[table];
     if (seen.has(id) && seen.get(id) !== stamp) this.blind = true; // read twice, across a write
     seen.set(id, stamp);
+  }
+
+  /** An embedded term shown, at the stamp and the place among an event's terms the page read. */
+  sawEmbedded(id: number, stamp: number, order: string): void {
+    this.saw('terms', id, stamp);
+    this.termOrder.set(id, order);
   }
 
   /** The count that decides the list's records; undefined for a list whose records no count decides alone. */
@@ -55,7 +63,8 @@ export class Witness {
     if (this.blind || (isList ? !this.listRead : this.posts.size + this.terms.size === 0)) return undefined;
     const pairs = (seen: Map<number, number>) => Float64Array.from([...seen].flat());
     const list = isList ? this.listRead : undefined;
-    return { position, posts: pairs(this.posts), terms: pairs(this.terms), list, confirmed: false };
+    const termOrder = new Map(this.termOrder);
+    return { position, posts: pairs(this.posts), terms: pairs(this.terms), termOrder, list, confirmed: false };
   }
 }
 
@@ -65,6 +74,9 @@ export interface Proof {
   /** Each record shown, by stamped table: its id, then its stamp. */
   posts: Float64Array;
   terms: Float64Array;
+  /** The place of each embedded term among an event's terms: a term whose stamp moved but not its place can be
+   * spliced anew into the answer (http/answer-cache.ts) without making it again. */
+  termOrder: Map<number, string>;
   list?: ListWitness;
   /** Set once the answer is known to have read one state (http/answer-cache.ts): until then it proves nothing. */
   confirmed: boolean;
@@ -76,7 +88,8 @@ const LIST_BYTES = 2048;
 /** What a proof weighs in the answer cache's budget. */
 export function proofBytes(proof: Proof | undefined): number {
   if (!proof) return 0;
-  return proof.posts.byteLength + proof.terms.byteLength + 200 + (proof.list ? LIST_BYTES : 0);
+  const order = [...proof.termOrder.values()].reduce((sum, text) => sum + text.length * 2 + 64, 0);
+  return proof.posts.byteLength + proof.terms.byteLength + order + 200 + (proof.list ? LIST_BYTES : 0);
 }
 
 /** Changes since an answer was made beyond which it is made again rather than proved. */
@@ -89,17 +102,32 @@ const MAX_CHANGES = 200;
  */
 export type Retired = 'unproved' | 'changes' | 'stamps' | 'members' | 'raced';
 
+/** An embedded term whose stamp moved (its count, say) and not its place among an event's terms. */
+export interface MovedTerm {
+  id: number;
+  from: number;
+  to: number;
+}
+
+/** Where a proof holds through: the feed's position, and the embedded terms to splice anew (none: it holds as is). */
+export interface Proved {
+  position: number;
+  moved: MovedTerm[];
+}
+
 /**
- * The feed's position up to which `proof` still holds, checked now; else why it may not (the answer is then made
- * again). Several statements: the caller checks that no write committed between the first and the last.
+ * The feed's position up to which `proof` still holds, checked now, with the embedded terms that moved in place;
+ * else why it may not (the answer is then made again). Several statements: the caller checks that no write
+ * committed between the first and the last.
  */
-export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<number | Retired> {
+export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<Proved | Retired> {
   const changes = await changesAfter(db, proof.position, MAX_CHANGES);
   if (!changes) return 'changes';
   // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
-  if (!(await sameStamps(db, proof))) return 'stamps';
+  const moved = await movedStamps(db, proof);
+  if (moved === 'stamps') return moved;
   if (proof.list && !(await sameRecords(db, proof.list, changes.records, at))) return 'members';
-  return changes.position;
+  return { position: changes.position, moved };
 }
 
 /** Whether the list holds the same records, in the same order, as when it was read (see the head of this file). */
@@ -116,21 +144,39 @@ async function sameRecords(db: Executor, list: ListWitness, changed: ChangedReco
   return members.length === list.total && !ids.some((id) => holds(members, id));
 }
 
-/** Whether every record shown is still there at the stamp it was shown at. */
-async function sameStamps(db: Executor, { posts, terms }: Proof): Promise<boolean> {
+/**
+ * The embedded terms whose stamps moved while keeping their place among an event's terms, when every other record
+ * shown is still there at the stamp it was shown at; else `stamps`.
+ */
+async function movedStamps(db: Executor, { posts, terms, termOrder }: Proof): Promise<MovedTerm[] | 'stamps'> {
   const ids = (pairs: Float64Array) => pairs.filter((_, i) => i % 2 === 0);
   const read = (table: 'posts' | 'terms', pairs: Float64Array) =>
     db(table)
       .whereIn('id', [...ids(pairs)])
-      .select(db.raw(`'${table}' as t`), 'id', 'stamp');
+      .select(
+        db.raw(`'${table}' as t`),
+        'id',
+        'stamp',
+        db.raw(table === 'terms' ? 'lower(name) as place' : 'null as place'),
+      );
   const parts = [...(posts.length ? [read('posts', posts)] : []), ...(terms.length ? [read('terms', terms)] : [])];
-  if (!parts.length) return true;
+  if (!parts.length) return [];
   const [first, ...rest] = parts;
   const rows = (await (rest.length ? first.unionAll(rest) : first)) as Array<Record<string, unknown>>;
-  const now = new Map(rows.map((row) => [`${row.t}:${toNumber(row.id)}`, toNumber(row.stamp)]));
-  const same = (table: string, pairs: Float64Array) => {
-    for (let i = 0; i < pairs.length; i += 2) if (now.get(`${table}:${pairs[i]}`) !== pairs[i + 1]) return false;
-    return true;
+  const now = new Map(rows.map((row) => [`${row.t}:${toNumber(row.id)}`, row]));
+  const stampOf = (table: string, id: number) => {
+    const row = now.get(`${table}:${id}`);
+    return row ? toNumber(row.stamp) : undefined;
   };
-  return same('posts', posts) && same('terms', terms);
+  for (let i = 0; i < posts.length; i += 2) if (stampOf('posts', posts[i]) !== posts[i + 1]) return 'stamps';
+  const moved: MovedTerm[] = [];
+  for (let i = 0; i < terms.length; i += 2) {
+    const [id, from] = [terms[i], terms[i + 1]];
+    const to = stampOf('terms', id);
+    if (to === from) continue;
+    const order = termOrder.get(id);
+    if (to === undefined || order === undefined || order !== String(now.get(`terms:${id}`)?.place)) return 'stamps';
+    moved.push({ id, from, to });
+  }
+  return moved;
 }

@@ -15,6 +15,8 @@ export interface RepresentationCache {
    * answers their bytes in the same order) and keeping them.
    */
   fetch(keys: readonly string[], render: (missing: number[]) => Promise<Buffer[]>): Promise<Buffer[]>;
+  /** The bytes held for `key`, if any (not counted: nothing is served from it as such). */
+  held(key: string): Buffer | undefined;
   readonly enabled: boolean;
   /**
    * The cache for representations whose URLs are built on `root`: this one for the first `MAX_ROOTS` roots seen,
@@ -55,6 +57,7 @@ function uncached(misses: { inc(n: number): void }): RepresentationCache {
       misses.inc(keys.length);
       return render(keys.map((_, i) => i));
     },
+    held: () => undefined,
     forRoot: () => cache,
   };
   return cache;
@@ -90,6 +93,7 @@ export function createRepresentationCache(settings: CacheSettings, metrics: Metr
       roots.add(root);
       return cache;
     },
+    held: (key) => entries.get(key),
     async fetch(keys, render) {
       const found = keys.map((key) => entries.get(key));
       const missing = found.flatMap((bytes, i) => (bytes ? [] : [i]));

@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
-import { Witness, provedThrough, type Proof, type Retired } from '../cache/proofs';
+import { Witness, provedThrough, type MovedTerm, type Proof, type Retired } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
 import { versionAndPosition, type Standing } from '../db/feed-position';
 import type { Executor } from '../db/types';
@@ -20,7 +20,9 @@ import { context } from './context';
 import { requestLanguage } from './language';
 import { carriesSecret } from './request-log';
 import { resolve, type Operation } from './spec';
+import { answerTag, viewerOf } from './tags';
 import { restRoot, type RequestLike } from './urls';
+import { serviceSecret } from '../db/service-secret';
 
 /**
  * The reads whose answers follow only the tables the data version watches, the caller, the language, the root and
@@ -82,8 +84,14 @@ export function witnessOf(req: object): Witness | undefined {
   return witnesses.get(req);
 }
 
+/**
+ * Splices anew into a kept answer the embedded terms that moved in place (their counts, say), or undefined when it
+ * cannot (resources/records.ts, `renewEmbeddedTerms`; given by the app's composition, which knows the records).
+ */
+export type RenewTerms = (req: Request, body: Buffer, moved: MovedTerm[]) => Promise<Buffer | undefined>;
+
 /** The middleware: serves hits, and marks misses to be kept. */
-export function serveAnswers(cache: AnswerCache): RequestHandler {
+export function serveAnswers(cache: AnswerCache, renewTerms: RenewTerms): RequestHandler {
   if (!cache.enabled) return (_req, _res, next) => next();
   return async (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsJson(req.headers.accept)) return next();
@@ -97,13 +105,14 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
     const { version, position } = standing;
     const answer = cache.get(key, now().getTime());
     const current = answer?.version === version;
-    const retired = answer && !current ? await retiredSince(db, answer, standing) : undefined;
-    if (answer && !retired) {
-      cache.count(current ? 'hit' : 'proved');
-      res.locals.operation = answer.operation;
-      return replay(req, res, answer);
+    const found = answer && !current ? await provedAgain(req, answer, standing, renewTerms) : answer;
+    if (found && typeof found !== 'string') {
+      const served = found === answer ? found : (cache.keep(key, found) ?? found);
+      cache.count(current ? 'hit' : served === answer ? 'proved' : 'renewed');
+      res.locals.operation = served.operation;
+      return replay(req, res, served);
     }
-    cache.count('miss', retired);
+    cache.count('miss', found);
     const witness = new Witness();
     witnesses.set(req, witness);
     const before = new Map(Object.entries(res.getHeaders()));
@@ -113,19 +122,40 @@ export function serveAnswers(cache: AnswerCache): RequestHandler {
 }
 
 /**
- * Why an answer kept at an older data version is no longer exact now, where the data stands (`at`); undefined when
- * it still is: its proof holds, and no write committed while it was checked (the checks then all read that state).
- * The answer is then renewed.
+ * A kept answer made at an older data version, as it is now, where the data stands (`at`): itself when its proof
+ * holds, or renewed when only embedded terms moved in place; else why it is no longer exact. Either way no write
+ * committed while it was checked (the checks then all read that state), and the answer is then the current one.
  */
-async function retiredSince(db: Executor, answer: Answer, at: Standing): Promise<Retired | undefined> {
+async function provedAgain(req: Request, answer: Answer, at: Standing, renew: RenewTerms): Promise<Answer | Retired> {
   if (!answer.proof?.confirmed) return 'unproved';
-  const { version } = at;
-  const position = await provedThrough(db, answer.proof, at);
-  if (typeof position !== 'number') return position;
-  if ((await dataVersion(db)) !== version) return 'raced';
-  answer.proof = { ...answer.proof, position };
-  answer.version = version;
-  return undefined;
+  const { db } = context(req);
+  const proved = await provedThrough(db, answer.proof, at);
+  if (typeof proved === 'string') return proved;
+  const renewed = proved.moved.length ? await withTermsRenewed(req, answer, proved.moved, renew) : answer;
+  if (!renewed?.proof) return 'stamps';
+  if ((await dataVersion(db)) !== at.version) return 'raced';
+  const proof = { ...renewed.proof, position: proved.position };
+  if (renewed !== answer) return { ...renewed, proof, version: at.version };
+  answer.proof = proof;
+  answer.version = at.version;
+  return answer;
+}
+
+/** Reads whose answers show events with their categories and tags: renewed when only those moved in place. */
+const EMBED_TERMS = new Set(['getEvent', 'listEvents']);
+
+/** The answer with the moved terms spliced anew: its bytes, its ETag and its proof at their new stamps. */
+async function withTermsRenewed(req: Request, answer: Answer, moved: MovedTerm[], renew: RenewTerms) {
+  if (!answer.proof || !EMBED_TERMS.has((answer.operation as Operation).operationId)) return undefined;
+  const body = await renew(req, answer.body, moved);
+  if (!body) return undefined;
+  const secret = await serviceSecret(context(req).db);
+  const etag = answerTag(secret, viewerOf(req, 'json'), answer.recordVersion, body);
+  const headers = answer.headers.map(([name, value]) => [name, name === 'etag' ? etag : value] as const);
+  const terms = Float64Array.from(answer.proof.terms);
+  const stamps = new Map(moved.map(({ id, to }) => [id, to]));
+  for (let i = 0; i < terms.length; i += 2) terms[i + 1] = stamps.get(terms[i]) ?? terms[i + 1];
+  return { ...answer, body, etag, headers, proof: { ...answer.proof, terms } };
 }
 
 /**
@@ -166,6 +196,7 @@ export function keepAnswer(req: RequestLike, res: Response, body: string | Buffe
     validUntil: nextDayStart(now().getTime(), context(req).config.siteTimezone),
     headers: headers as Array<readonly [string, string | string[]]>,
     etag,
+    recordVersion: res.locals.version as string | undefined,
     body: typeof body === 'string' ? Buffer.from(body) : body,
     operation,
     proof: proof || undefined, // weighed with the answer now, confirmed below

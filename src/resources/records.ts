@@ -6,6 +6,7 @@
  */
 import type { components } from '../../generated/schema';
 import type { Reader } from '../core/reader';
+import type { MovedTerm } from '../cache/proofs';
 import type { Resource } from '../core/outbox';
 import { canRead } from '../users/roles';
 import { unlocked } from './events/access';
@@ -108,6 +109,39 @@ async function embeddedTermBytes(
 }
 
 const toBytes = (record: unknown) => Buffer.from(JSON.stringify(record));
+
+/**
+ * A kept answer showing events (`body`) with these embedded terms spliced anew at their new stamps, or undefined
+ * when it cannot be told exactly: a term's bytes at its old stamp no longer held, or not in the answer (a term the
+ * answer read but does not show), or deleted meanwhile. Every other byte of the answer stays: the terms kept their
+ * places (cache/proofs.ts), and a term's bytes, an object with its own `id`, occur nowhere else in an event.
+ */
+export async function renewEmbeddedTerms(reader: Reader, body: Buffer, moved: MovedTerm[]) {
+  const scope = scopeOf(reader);
+  const old = moved.map(({ id, from }) => reader.cache.held(`${scope}|embedded-term|${id}.${from}`));
+  if (old.some((bytes) => !bytes?.length)) return undefined;
+  const shown = moved.map(({ id, to }) => ({ id, stamp: to, taxonomy: '' }));
+  const fresh = await embeddedTermBytes(reader, shown, new Map());
+  let renewed: Buffer | undefined = body;
+  moved.forEach(({ id }, i) => {
+    const now = fresh.get(id);
+    renewed = renewed && now?.length ? replaceAll(renewed, old[i] as Buffer, now) : undefined;
+  });
+  return renewed;
+}
+
+/** `bytes` with every occurrence of `from` replaced by `to`; undefined when there is none. */
+function replaceAll(bytes: Buffer, from: Buffer, to: Buffer): Buffer | undefined {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let at = bytes.indexOf(from); at >= 0; at = bytes.indexOf(from, start)) {
+    parts.push(bytes.subarray(start, at), to);
+    start = at + from.length;
+  }
+  if (!parts.length) return undefined;
+  parts.push(bytes.subarray(start));
+  return Buffer.concat(parts);
+}
 
 /** Venues or organizers as the bytes of their JSON: they embed nothing that changes apart from them. */
 export function linkedBytes<T extends LinkedType>(

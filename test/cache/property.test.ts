@@ -187,5 +187,7 @@ describe.each(ENGINES)('the representation cache against none, on %s', (engine) 
     await property(40, 4);
     // answers kept before a write were served after it on their proofs (D147), and read as without the cache
     expect((await counter('answer_cache_proved_total')) - proved).toBeGreaterThan(2);
+    // and, over both properties, some with their events' categories spliced anew after a count moved (D157)
+    expect(await counter('answer_cache_renewed_total')).toBeGreaterThan(0);
   });
 });

@@ -25,6 +25,8 @@ interface Dependency {
   /** Venues and organizers: what readability looks at; series members: whether detached; terms: the taxonomy. */
   status: string | null;
   author: number | null;
+  /** Terms: their place among an event's terms (the lower-cased name). */
+  sort: string | null;
 }
 
 /** A category or tag an event shows, at the stamp read with the page. */
@@ -73,6 +75,7 @@ async function dependenciesOf(db: Executor, rows: EventRow[]): Promise<Dependenc
     stamp: toNumber(row.stamp),
     status: row.status === null ? null : String(row.status),
     author: row.author === null || row.author === undefined ? null : toNumber(row.author),
+    sort: row.sort === null || row.sort === undefined ? null : String(row.sort),
   }));
 }
 
@@ -96,7 +99,8 @@ export async function eventParts(
   const posts = new Map<number, Dependency>();
   for (const row of rows) witness?.saw('posts', row.id, row.stamp);
   for (const dep of await dependenciesOf(db, rows)) {
-    witness?.saw(dep.kind === 'term' ? 'terms' : 'posts', dep.id, dep.stamp);
+    if (dep.kind === 'term') witness?.sawEmbedded(dep.id, dep.stamp, dep.sort ?? '');
+    else witness?.saw('posts', dep.id, dep.stamp);
     if (dep.kind === 'post') posts.set(dep.id, dep);
     else if (dep.kind === 'term') append(termsOf, dep.owner, termShown(dep));
     else append(byOwner, dep.owner, part(dep, caller));
