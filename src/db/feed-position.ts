@@ -59,24 +59,45 @@ export async function changedAfter(db: Executor, after: number, limit: number): 
   return (await changesAfter(db, after, limit))?.records;
 }
 
+/**
+ * The retention horizon (part 0) and the first `limit` changes after a position (part 1), in one statement (one
+ * snapshot), built once per limit: asked on every kept answer proved after writes.
+ */
+const changesStatements = new Map<number, ReturnType<typeof changesStatement>>();
+const changesStatement = (limit: number) =>
+  statement((db, after: number) =>
+    db('change_feed')
+      .where('id', 1)
+      .select(db.raw('0 as part'), 'pruned_through as id', db.raw('null as resource'), db.raw('null as record_id'))
+      .unionAll(
+        db
+          .from(
+            db('changes')
+              .where('id', '>', after)
+              .orderBy('id')
+              .limit(limit)
+              .select('id', 'resource', 'record_id')
+              .as('c'),
+          )
+          .select(db.raw('1 as part'), 'id', 'resource', 'record_id'),
+      ),
+  );
+
 /** As `changedAfter`, with the position of the newest change read (`after` when none): the changes checked reach it. */
 export async function changesAfter(
   db: Executor,
   after: number,
   limit: number,
 ): Promise<{ records: ChangedRecord[]; position: number } | undefined> {
-  const [pruned, rows] = await Promise.all([
-    prunedThrough(db),
-    db('changes')
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(limit + 1)
-      .select('id', 'resource', 'record_id'),
-  ]);
-  if (pruned > after || rows.length > limit) return undefined;
+  let read = changesStatements.get(limit + 1);
+  if (!read) changesStatements.set(limit + 1, (read = changesStatement(limit + 1)));
+  const rows = await read.all<{ part: unknown; id: unknown; resource: string; record_id: unknown }>(db, after);
+  const pruned = toNumber(rows.find((row) => toNumber(row.part) === 0)?.id);
+  const changes = rows.filter((row) => toNumber(row.part) === 1).sort((a, b) => toNumber(a.id) - toNumber(b.id));
+  if (pruned > after || changes.length > limit) return undefined;
   const seen = new Map<string, ChangedRecord>();
   let position = after;
-  for (const { id, resource, record_id } of rows as Array<{ id: unknown; resource: string; record_id: unknown }>) {
+  for (const { id, resource, record_id } of changes) {
     seen.set(`${resource}:${record_id}`, { resource, id: toNumber(record_id) });
     position = toNumber(id);
   }
