@@ -74,8 +74,10 @@ export interface Proof {
   /** Each record shown, by stamped table: its id, then its stamp. */
   posts: Float64Array;
   terms: Float64Array;
-  /** The place of each embedded term among an event's terms: a term whose stamp moved but not its place can be
-   * spliced anew into the answer (http/answer-cache.ts) without making it again. */
+  /**
+   * The place of each embedded term among an event's terms: a term whose stamp moved but not its place can be
+   * spliced anew into the answer (http/answer-cache.ts) without making it again.
+   */
   termOrder: Map<number, string>;
   list?: ListWitness;
   /** Set once the answer is known to have read one state (http/answer-cache.ts): until then it proves nothing. */
