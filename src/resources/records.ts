@@ -94,7 +94,7 @@ async function embeddedTermBytes(
   const unique = [...new Map(terms.map((term) => [term.id, term])).values()];
   const scope = scopeOf(reader);
   const bytes = await reader.cache.fetch(
-    unique.map(({ id, stamp }) => `${scope}|embedded-term|${id}.${stamp}`),
+    unique.map(({ id, stamp }) => embeddedTermKey(scope, id, stamp)),
     async (missing) => {
       const ids = missing.map((i) => unique[i].id);
       const unrendered = ids.filter((id) => !rendered.has(id));
@@ -110,6 +110,9 @@ async function embeddedTermBytes(
 
 const toBytes = (record: unknown) => Buffer.from(JSON.stringify(record));
 
+/** Where a term's bytes as events embed them are kept: by scope, id and stamp. */
+const embeddedTermKey = (scope: string, id: number, stamp: number) => `${scope}|embedded-term|${id}.${stamp}`;
+
 /**
  * A kept answer showing events (`body`) with these embedded terms spliced anew at their new stamps, or undefined
  * when it cannot be told exactly: a term's bytes at its old stamp no longer held, or not in the answer (a term the
@@ -118,15 +121,15 @@ const toBytes = (record: unknown) => Buffer.from(JSON.stringify(record));
  */
 export async function renewEmbeddedTerms(reader: Reader, body: Buffer, moved: MovedTerm[]) {
   const scope = scopeOf(reader);
-  const old = moved.map(({ id, from }) => reader.cache.held(`${scope}|embedded-term|${id}.${from}`));
+  const old = moved.map(({ id, from }) => reader.cache.held(embeddedTermKey(scope, id, from)));
   if (old.some((bytes) => !bytes?.length)) return undefined;
   const shown = moved.map(({ id, to }) => ({ id, stamp: to, taxonomy: '' }));
   const fresh = await embeddedTermBytes(reader, shown, new Map());
   let renewed: Buffer | undefined = body;
-  moved.forEach(({ id }, i) => {
-    const now = fresh.get(id);
-    renewed = renewed && now?.length ? replaceAll(renewed, old[i] as Buffer, now) : undefined;
-  });
+  for (let i = 0; i < moved.length && renewed; i++) {
+    const now = fresh.get(moved[i].id);
+    renewed = now?.length ? replaceAll(renewed, old[i] as Buffer, now) : undefined;
+  }
   return renewed;
 }
 
