@@ -16,7 +16,7 @@
 import type { Executor } from '../db/types';
 import { countedIds, holds, type CountedIds } from '../db/counts';
 import { toNumber } from '../db/dialect';
-import { changesAfter, type ChangedRecord, type Standing } from '../db/feed-position';
+import { FeedStretches, type ChangedRecord, type Standing } from '../db/feed-position';
 
 /** What a list's composition was read from: its count, its total, and whether its page told the total. */
 export interface ListWitness {
@@ -97,6 +97,9 @@ export function proofBytes(proof: Proof | undefined): number {
 /** Changes since an answer was made beyond which it is made again rather than proved. */
 const MAX_CHANGES = 200;
 
+/** The feed's stretches proofs read, shared by the kept answers of one cache. */
+export const proofFeed = () => new FeedStretches(MAX_CHANGES);
+
 /**
  * Why a kept answer was made again after writes rather than served on its proof (metrics count each): it had no
  * proof to show (`unproved`), too many changes came since (`changes`), a record it shows changed or went
@@ -122,8 +125,13 @@ export interface Proved {
  * else why it may not (the answer is then made again). Several statements: the caller checks that no write
  * committed between the first and the last.
  */
-export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<Proved | Retired> {
-  const changes = await changesAfter(db, proof.position, MAX_CHANGES);
+export async function provedThrough(
+  db: Executor,
+  proof: Proof,
+  at: Standing,
+  feed: FeedStretches,
+): Promise<Proved | Retired> {
+  const changes = await feed.after(db, proof.position, at);
   if (!changes) return 'changes';
   // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
   const moved = await movedStamps(db, proof);

@@ -60,12 +60,12 @@ export async function changedAfter(db: Executor, after: number, limit: number): 
 }
 
 /**
- * The retention horizon (part 0) and the first `limit` changes after a position (part 1), in one statement (one
- * snapshot), built once per limit: asked on every kept answer proved after writes.
+ * The retention horizon (part 0) and the first `limit` changes after a position, up to another (part 1), in one
+ * statement (one snapshot), built once per limit: asked on every kept answer proved after writes.
  */
 const changesStatements = new Map<number, ReturnType<typeof changesStatement>>();
 const changesStatement = (limit: number) =>
-  statement((db, after: number) =>
+  statement((db, after: number, through: number) =>
     db('change_feed')
       .where('id', 1)
       .select(db.raw('0 as part'), 'pruned_through as id', db.raw('null as resource'), db.raw('null as record_id'))
@@ -74,6 +74,7 @@ const changesStatement = (limit: number) =>
           .from(
             db('changes')
               .where('id', '>', after)
+              .where('id', '<=', through)
               .orderBy('id')
               .limit(limit)
               .select('id', 'resource', 'record_id')
@@ -83,15 +84,28 @@ const changesStatement = (limit: number) =>
       ),
   );
 
-/** As `changedAfter`, with the position of the newest change read (`after` when none): the changes checked reach it. */
+/** No bound: the newest position a feed of 64-bit ids can reach. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/** The changes after a position, each record once, and the position of the newest change read. */
+export interface Stretch {
+  records: ChangedRecord[];
+  position: number;
+}
+
+/**
+ * As `changedAfter`, with the position of the newest change read (`after` when none): the changes checked reach it.
+ * With `through`, only the changes up to that position are read, and they reach it.
+ */
 export async function changesAfter(
   db: Executor,
   after: number,
   limit: number,
-): Promise<{ records: ChangedRecord[]; position: number } | undefined> {
+  through = UNBOUNDED,
+): Promise<Stretch | undefined> {
   let read = changesStatements.get(limit + 1);
   if (!read) changesStatements.set(limit + 1, (read = changesStatement(limit + 1)));
-  const rows = await read.all<{ part: unknown; id: unknown; resource: string; record_id: unknown }>(db, after);
+  const rows = await read.all<{ part: unknown; id: unknown; resource: string; record_id: unknown }>(db, after, through);
   const pruned = toNumber(rows.find((row) => toNumber(row.part) === 0)?.id);
   const changes = rows.filter((row) => toNumber(row.part) === 1).sort((a, b) => toNumber(a.id) - toNumber(b.id));
   if (pruned > after || changes.length > limit) return undefined;
@@ -101,5 +115,38 @@ export async function changesAfter(
     seen.set(`${resource}:${record_id}`, { resource, id: toNumber(record_id) });
     position = toNumber(id);
   }
-  return { records: [...seen.values()], position };
+  return { records: [...seen.values()], position: through === UNBOUNDED ? position : Math.max(position, through) };
+}
+
+/** Positions whose stretch up to where the data stands is kept at once; past them, reads are not kept. */
+const MAX_STRETCHES = 1000;
+
+/**
+ * The changes after each position up to where the data stands, read once while it stands there. Ids become
+ * visible in order (D52), so the stretch of the feed up to a position read never changes: every kept answer made
+ * at one position and proved after the same writes is proved on one read of the feed. Retention may prune it
+ * later; what was read is still what changed.
+ */
+export class FeedStretches {
+  private through = -1;
+  private readonly kept = new Map<number, Promise<Stretch | undefined>>();
+
+  /** At most `limit` changes a stretch: past them it is undefined, as `changesAfter` answers. */
+  constructor(private readonly limit: number) {}
+
+  /** The changes after `after` up to where the data stands (`at`): `changesAfter` bounded there. */
+  after(db: Executor, after: number, at: Standing): Promise<Stretch | undefined> {
+    if (at.position !== this.through) {
+      this.kept.clear();
+      this.through = at.position;
+    }
+    const kept = this.kept.get(after);
+    if (kept) return kept;
+    const read = changesAfter(db, after, this.limit, at.position);
+    if (this.kept.size < MAX_STRETCHES) {
+      this.kept.set(after, read);
+      read.catch(() => this.kept.get(after) === read && this.kept.delete(after));
+    }
+    return read;
+  }
 }

@@ -140,6 +140,27 @@ describe.each(ENGINES)('proofs of kept answers on %s', (engine) => {
     expect(sql).toHaveLength(6);
   });
 
+  it('proves the answers kept at one position after the same writes on one read of the feed', async () => {
+    const [organ, choir] = [`events/${ids.organ}`, `events/${ids.choir}`];
+    await keep(organ);
+    await keep(choir);
+    await send('post', `events/${ids.late}`, { title: 'Late show, revised' }); // shown by neither
+    /** The statements of the next read of `url`, which its proof serves. */
+    const statementsOf = async (url: string) => {
+      const before = await proved();
+      let answer = { status: 0, body: '' };
+      const { sql } = await countQueries(async () => {
+        answer = await read(cached, `${NS}/${url}`);
+      });
+      expect(answer).toEqual(await read(reference, `${NS}/${url}`));
+      expect(await proved()).toBe(before + 1);
+      return sql;
+    };
+    const first = await statementsOf(organ);
+    // where the data stands, its stamps and the data version once more: the feed since was read for the first
+    expect(await statementsOf(choir)).toHaveLength(first.length - 1);
+  });
+
   it('does not serve a page after an event joined the list before it while another left it', async () => {
     const first = `events?${WINDOW}&per_page=1`;
     await send('post', `events/${ids.choir}`, { start_date: '2030-03-03 19:00', end_date: '2030-03-03 21:00' });
