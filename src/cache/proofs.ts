@@ -16,7 +16,8 @@
 import type { Executor } from '../db/types';
 import { countedIds, holds, type CountedIds } from '../db/counts';
 import { toNumber } from '../db/dialect';
-import { FeedStretches, type ChangedRecord, type Standing } from '../db/feed-position';
+import { changesAfter, type ChangedRecord, type Standing, type Stretch } from '../db/feed-position';
+import { memo } from '../db/memo';
 
 /** What a list's composition was read from: its count, its total, and whether its page told the total. */
 export interface ListWitness {
@@ -97,8 +98,14 @@ export function proofBytes(proof: Proof | undefined): number {
 /** Changes since an answer was made beyond which it is made again rather than proved. */
 const MAX_CHANGES = 200;
 
-/** The feed's stretches proofs read, shared by the kept answers of one cache. */
-export const proofFeed = () => new FeedStretches(MAX_CHANGES);
+/**
+ * The changes after each proof's position up to where the data stands, read once for every proof at one data version
+ * (db/memo.ts). Ids become visible in order (D52), so a stretch of the feed up to a position read never changes.
+ */
+const stretches = memo<Stretch | undefined>((stretch) => 1 + (stretch?.records.length ?? 0), {
+  entries: 1000,
+  budget: 100_000,
+});
 
 /**
  * Why a kept answer was made again after writes rather than served on its proof (metrics count each): it had no
@@ -125,13 +132,10 @@ export interface Proved {
  * else why it may not (the answer is then made again). Several statements: the caller checks that no write
  * committed between the first and the last.
  */
-export async function provedThrough(
-  db: Executor,
-  proof: Proof,
-  at: Standing,
-  feed: FeedStretches,
-): Promise<Proved | Retired> {
-  const changes = await feed.after(db, proof.position, at);
+export async function provedThrough(db: Executor, proof: Proof, at: Standing): Promise<Proved | Retired> {
+  const { position } = proof;
+  const read = () => changesAfter(db, position, MAX_CHANGES, at.position);
+  const changes = await stretches.get(db, String(position), read, undefined, at);
   if (!changes) return 'changes';
   // the stamps first: they are a look-up by id, and a write to a record a page shows fails them
   const moved = await movedStamps(db, proof);

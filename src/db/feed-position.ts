@@ -117,36 +117,3 @@ export async function changesAfter(
   }
   return { records: [...seen.values()], position: through === UNBOUNDED ? position : Math.max(position, through) };
 }
-
-/** Positions whose stretch up to where the data stands is kept at once; past them, reads are not kept. */
-const MAX_STRETCHES = 1000;
-
-/**
- * The changes after each position up to where the data stands, read once while it stands there. Ids become
- * visible in order (D52), so the stretch of the feed up to a position read never changes: every kept answer made
- * at one position and proved after the same writes is proved on one read of the feed. Retention may prune it
- * later; what was read is still what changed.
- */
-export class FeedStretches {
-  private through = -1;
-  private readonly kept = new Map<number, Promise<Stretch | undefined>>();
-
-  /** At most `limit` changes a stretch: past them it is undefined, as `changesAfter` answers. */
-  constructor(private readonly limit: number) {}
-
-  /** The changes after `after` up to where the data stands (`at`): `changesAfter` bounded there. */
-  after(db: Executor, after: number, at: Standing): Promise<Stretch | undefined> {
-    if (at.position !== this.through) {
-      this.kept.clear();
-      this.through = at.position;
-    }
-    const kept = this.kept.get(after);
-    if (kept) return kept;
-    const read = changesAfter(db, after, this.limit, at.position);
-    if (this.kept.size < MAX_STRETCHES) {
-      this.kept.set(after, read);
-      read.catch(() => this.kept.get(after) === read && this.kept.delete(after));
-    }
-    return read;
-  }
-}

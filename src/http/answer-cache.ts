@@ -7,9 +7,9 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Answer, AnswerCache } from '../cache/answers';
-import { Witness, proofFeed, provedThrough, type MovedTerm, type Proof, type Retired } from '../cache/proofs';
+import { Witness, provedThrough, type MovedTerm, type Proof, type Retired } from '../cache/proofs';
 import { dataVersion } from '../db/data-version';
-import { versionAndPosition, type FeedStretches, type Standing } from '../db/feed-position';
+import { versionAndPosition, type Standing } from '../db/feed-position';
 import type { Executor } from '../db/types';
 import { now } from '../domain/clock';
 import { isTruthyText } from '../core/flags';
@@ -93,7 +93,6 @@ export type RenewTerms = (req: Request, body: Buffer, moved: MovedTerm[]) => Pro
 /** The middleware: serves hits, and marks misses to be kept. */
 export function serveAnswers(cache: AnswerCache, renewTerms: RenewTerms): RequestHandler {
   if (!cache.enabled) return (_req, _res, next) => next();
-  const feed = proofFeed();
   return async (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsJson(req.headers.accept)) return next();
     if (carriesSecret(req.originalUrl)) return next(); // a feed key or a password: never kept, never matched
@@ -106,7 +105,7 @@ export function serveAnswers(cache: AnswerCache, renewTerms: RenewTerms): Reques
     const { version, position } = standing;
     const answer = cache.get(key, now().getTime());
     const current = answer?.version === version;
-    const found = answer && !current ? await provedAgain(req, answer, standing, feed, renewTerms) : answer;
+    const found = answer && !current ? await provedAgain(req, answer, standing, renewTerms) : answer;
     if (found && typeof found !== 'string') {
       const served = found === answer ? found : (cache.keep(key, found) ?? found);
       cache.count(current ? 'hit' : served === answer ? 'proved' : 'renewed');
@@ -127,16 +126,10 @@ export function serveAnswers(cache: AnswerCache, renewTerms: RenewTerms): Reques
  * holds, or renewed when only embedded terms moved in place; else why it is no longer exact. Either way no write
  * committed while it was checked (the checks then all read that state), and the answer is then the current one.
  */
-async function provedAgain(
-  req: Request,
-  answer: Answer,
-  at: Standing,
-  feed: FeedStretches,
-  renew: RenewTerms,
-): Promise<Answer | Retired> {
+async function provedAgain(req: Request, answer: Answer, at: Standing, renew: RenewTerms): Promise<Answer | Retired> {
   if (!answer.proof?.confirmed) return 'unproved';
   const { db } = context(req);
-  const proved = await provedThrough(db, answer.proof, at, feed);
+  const proved = await provedThrough(db, answer.proof, at);
   if (typeof proved === 'string') return proved;
   const renewed = proved.moved.length ? await withTermsRenewed(req, answer, proved.moved, renew) : answer;
   if (!renewed?.proof) return 'stamps';

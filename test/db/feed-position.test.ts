@@ -1,12 +1,11 @@
 /**
  * Which records changed after a position of the change feed (src/db/feed-position.ts, `changesAfter`), read in one
  * statement with how far retention pruned: each record once, the position the read reaches, and nothing when changes
- * after the position are gone or more than asked for follow it. Proofs share such reads up to where the data stands
- * (`FeedStretches`): one per position while it stands there.
+ * after the position are gone or more than asked for follow it; with a bound, only the changes up to it.
  */
 import { ENGINES, freshDatabase, type TestDatabase } from '../support/engines';
 import { migrate } from '../../src/db/migrate';
-import { changesAfter, FeedStretches } from '../../src/db/feed-position';
+import { changesAfter } from '../../src/db/feed-position';
 
 describe.each(ENGINES)('changes after a position of the feed on %s', (engine) => {
   let database: TestDatabase;
@@ -56,25 +55,6 @@ describe.each(ENGINES)('changes after a position of the feed on %s', (engine) =>
       position: ids[1],
     });
     expect(await changesAfter(database.db, ids[1], 10, ids[1])).toEqual({ records: [], position: ids[1] });
-  });
-
-  it('reads each stretch once while the data stands at one position, and anew once it moves', async () => {
-    const feed = new FeedStretches(10);
-    const at = { version: 1, position: ids[1] };
-    const stretch = feed.after(database.db, 0, at);
-    expect(feed.after(database.db, 0, { ...at, version: 2 })).toBe(stretch); // a write the feed does not show
-    expect(await stretch).toEqual({
-      records: [
-        { resource: 'event', id: 7 },
-        { resource: 'tag', id: 3 },
-      ],
-      position: ids[1],
-    });
-    expect(feed.after(database.db, ids[0], at)).not.toBe(stretch);
-    const moved = feed.after(database.db, 0, { version: 3, position: ids[2] });
-    expect(moved).not.toBe(stretch);
-    expect(await moved).toMatchObject({ position: ids[2] });
-    expect(await new FeedStretches(1).after(database.db, 0, at)).toBeUndefined();
   });
 
   it('answers nothing when more changes follow than asked for, or retention pruned some', async () => {
